@@ -1,0 +1,46 @@
+// Device choice and listing, shared by every lab and test.
+#pragma once
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "synclab/cl.hpp"
+
+namespace synclab {
+
+struct DeviceInfo {
+    int platform_index = 0, device_index = 0;
+    std::string platform, name, type, opencl_c;
+    cl_uint compute_units = 0;
+    std::size_t max_wg = 0;
+    cl_ulong local_mem = 0;
+    bool subgroups = false;
+    cl::Device device;
+
+    std::string spec() const;        // "P:D"
+    bool is_oclgrind() const;
+    bool is_pocl() const;
+    bool is_cpu() const;
+};
+
+// Makes Oclgrind visible to the ICD loader beside the system's platforms, with no system
+// file: call before the first OpenCL call. Harmless when Oclgrind is not installed.
+void register_oclgrind_icd();
+
+std::vector<DeviceInfo> all_devices();
+void list_devices(std::ostream &os);
+
+// SPEC: "P:D" indices or a case-insensitive substring of the platform or device name.
+// Empty: SYNCLAB_DEVICE, else POCL's CPU device, else the first device.
+// No match throws UsageError that lists what exists.
+DeviceInfo select_device(const std::string &spec);
+
+// A device, its context and an in-order queue with profiling on.
+struct Env {
+    DeviceInfo info;
+    cl::Context context;
+    cl::CommandQueue queue;
+    explicit Env(const DeviceInfo &d);
+};
+
+}  // namespace synclab

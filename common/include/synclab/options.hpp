@@ -1,0 +1,35 @@
+// The options every lab shares, built on cxxopts, plus each lab's own.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <cxxopts.hpp>
+
+namespace synclab {
+
+struct Options {
+    std::string device;       // --device / SYNCLAB_DEVICE; empty: POCL CPU, else first device
+    bool list_devices = false;
+    std::string kernels;      // --kernels / SYNCLAB_KERNELS; empty: search (see kernels.hpp)
+    std::size_t n = 0;        // --size/-n; 0: the lab's default
+    std::size_t wg = 0;       // --wg; 0: the lab's default
+    std::size_t groups = 1;   // --groups
+    int trials = 1;           // --trials
+    std::uint64_t seed = 0;   // --seed; 0: fresh every run
+    std::string variant;      // --variant; the lab lists its own
+    std::string csv;          // --csv FILE ("-" for stdout)
+    cxxopts::ParseResult extra;  // the lab's own options
+};
+
+// A parser with the shared options already added; a lab adds its own to it.
+cxxopts::Options make_parser(const std::string &program, const std::string &description,
+                             const std::string &variant_help, const std::string &variant_default);
+
+// Parses; --help prints and returns false (exit 0). Bad options throw UsageError.
+bool parse(cxxopts::Options &parser, int argc, char **argv, Options &out);
+
+// The seed actually used: --seed, else a fresh one.
+std::uint64_t effective_seed(const Options &o);
+
+}  // namespace synclab

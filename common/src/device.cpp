@@ -1,0 +1,201 @@
+#include "synclab/device.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+#include <unistd.h>
+
+#include "synclab/errors.hpp"
+
+namespace fs = std::filesystem;
+
+namespace synclab {
+
+static std::string lower(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+    return s;
+}
+
+std::string DeviceInfo::spec() const {
+    return std::to_string(platform_index) + ":" + std::to_string(device_index);
+}
+bool DeviceInfo::is_oclgrind() const { return lower(platform).find("oclgrind") != std::string::npos; }
+bool DeviceInfo::is_pocl() const {
+    return lower(platform).find("portable computing language") != std::string::npos ||
+           lower(platform).find("pocl") != std::string::npos;
+}
+bool DeviceInfo::is_cpu() const { return type == "CPU"; }
+
+// ocl-icd reads OCL_ICD_VENDORS (a folder of .icd files) in place of /etc/OpenCL/vendors. We
+// make such a folder: the system's .icd files plus one for Oclgrind's ICD library.
+static const char *kOclgrindIcd = "zz-synclab-oclgrind.icd";
+
+void register_oclgrind_icd() {
+    static bool done = false;
+    if (done) return;
+    done = true;
+    if (std::getenv("OCL_ICD_VENDORS")) return;  // the user chose; leave it
+    std::string lib = SYNCLAB_OCLGRIND_ICD;
+    std::error_code ec;
+    if (lib.empty() || !fs::exists(lib, ec)) {
+        for (const char *p : {"/usr/lib/oclgrind/liboclgrind-rt-icd.so",
+                              "/usr/local/lib/oclgrind/liboclgrind-rt-icd.so",
+                              "/usr/lib/x86_64-linux-gnu/liboclgrind-rt-icd.so"})
+            if (fs::exists(p, ec)) { lib = p; break; }
+    }
+    if (lib.empty() || !fs::exists(lib, ec)) return;
+
+    const char *vp = std::getenv("OPENCL_VENDOR_PATH");
+    const fs::path system_dir = vp && *vp ? vp : "/etc/OpenCL/vendors";
+    const char *tmp = std::getenv("TMPDIR");
+    const fs::path dir = fs::path(tmp && *tmp ? tmp : "/tmp") /
+                         ("synclab-icd-" + std::to_string(getuid()));
+    fs::create_directories(dir, ec);
+    if (ec) return;
+    // Write each file under a private name, then rename: several labs may start at once.
+    auto put = [&](const std::string &name, const std::string &text) {
+        const fs::path tmpf = dir / (name + "." + std::to_string(getpid()));
+        { std::ofstream(tmpf) << text << "\n"; }
+        fs::rename(tmpf, dir / name, ec);
+    };
+    std::vector<std::string> wanted{kOclgrindIcd};
+    for (const auto &e : fs::directory_iterator(system_dir, ec)) {
+        if (e.path().extension() != ".icd" || e.path().filename() == kOclgrindIcd) continue;
+        std::ifstream in(e.path());
+        std::string text((std::istreambuf_iterator<char>(in)), {});
+        while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
+        put(e.path().filename().string(), text);
+        wanted.push_back(e.path().filename().string());
+    }
+    put(kOclgrindIcd, lib);
+    // Drop platforms that have left the system since an earlier run.
+    for (const auto &e : fs::directory_iterator(dir, ec))
+        if (std::find(wanted.begin(), wanted.end(), e.path().filename().string()) == wanted.end() &&
+            e.path().extension() == ".icd")
+            fs::remove(e.path(), ec);
+    setenv("OCL_ICD_VENDORS", dir.c_str(), 1);
+}
+
+static std::string type_name(cl_device_type t) {
+    if (t & CL_DEVICE_TYPE_GPU) return "GPU";
+    if (t & CL_DEVICE_TYPE_CPU) return "CPU";
+    if (t & CL_DEVICE_TYPE_ACCELERATOR) return "ACCELERATOR";
+    return "OTHER";
+}
+
+static bool has_subgroups(const cl::Device &d) {
+    const std::string ext = d.getInfo<CL_DEVICE_EXTENSIONS>();
+    if (ext.find("cl_khr_subgroups") != std::string::npos) return true;
+    // OpenCL 3.0 devices may offer subgroups as an optional feature instead.
+    cl_uint max_sg = 0;
+    if (clGetDeviceInfo(d(), 0x105C /* CL_DEVICE_MAX_NUM_SUB_GROUPS */, sizeof max_sg, &max_sg,
+                        nullptr) == CL_SUCCESS)
+        return max_sg > 0;
+    return false;
+}
+
+std::vector<DeviceInfo> all_devices() {
+    register_oclgrind_icd();
+    std::vector<cl::Platform> platforms;
+    try {
+        cl::Platform::get(&platforms);
+    } catch (const cl::Error &) {
+        platforms.clear();
+    }
+    // The loader puts platforms with GPUs first, and Oclgrind calls itself a GPU: list it
+    // last so that P:D indices of the real devices do not depend on whether it is installed.
+    std::stable_partition(platforms.begin(), platforms.end(), [](const cl::Platform &p) {
+        return lower(p.getInfo<CL_PLATFORM_NAME>()).find("oclgrind") == std::string::npos;
+    });
+    std::vector<DeviceInfo> out;
+    for (std::size_t p = 0; p < platforms.size(); ++p) {
+        std::vector<cl::Device> devs;
+        try {
+            platforms[p].getDevices(CL_DEVICE_TYPE_ALL, &devs);
+        } catch (const cl::Error &) {
+            continue;  // a platform with no devices
+        }
+        for (std::size_t d = 0; d < devs.size(); ++d) {
+            DeviceInfo i;
+            i.platform_index = static_cast<int>(p);
+            i.device_index = static_cast<int>(d);
+            i.platform = platforms[p].getInfo<CL_PLATFORM_NAME>();
+            i.name = devs[d].getInfo<CL_DEVICE_NAME>();
+            i.type = type_name(devs[d].getInfo<CL_DEVICE_TYPE>());
+            i.opencl_c = devs[d].getInfo<CL_DEVICE_OPENCL_C_VERSION>();
+            i.compute_units = devs[d].getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>();
+            i.max_wg = devs[d].getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
+            i.local_mem = devs[d].getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
+            i.subgroups = has_subgroups(devs[d]);
+            i.device = devs[d];
+            out.push_back(i);
+        }
+    }
+    if (out.empty())
+        throw UsageError("no OpenCL device found: install POCL (sudo apt-get install "
+                         "pocl-opencl-icd) or a GPU's OpenCL driver");
+    return out;
+}
+
+void list_devices(std::ostream &os) {
+    const auto devs = all_devices();
+    int cw = 10;
+    for (const auto &d : devs) cw = std::max(cw, static_cast<int>(d.opencl_c.size()) + 2);
+    os << std::left << std::setw(6) << "spec" << std::setw(8) << "type" << std::setw(6) << "CUs"
+       << std::setw(8) << "max wg" << std::setw(11) << "local KiB" << std::setw(cw) << "OpenCL C"
+       << std::setw(11) << "subgroups" << "platform / device\n";
+    for (const auto &d : devs)
+        os << std::left << std::setw(6) << d.spec() << std::setw(8) << d.type << std::setw(6)
+           << d.compute_units << std::setw(8) << d.max_wg << std::setw(11) << d.local_mem / 1024
+           << std::setw(cw) << d.opencl_c << std::setw(11) << (d.subgroups ? "yes" : "no")
+           << d.platform << " / " << d.name << "\n";
+}
+
+DeviceInfo select_device(const std::string &spec_in) {
+    std::string spec = spec_in;
+    if (spec.empty()) {
+        const char *env = std::getenv("SYNCLAB_DEVICE");
+        if (env) spec = env;
+    }
+    const auto devs = all_devices();
+    if (spec.empty()) {
+        for (const auto &d : devs)
+            if (d.is_pocl() && d.is_cpu()) return d;
+        for (const auto &d : devs)
+            if (!d.is_oclgrind()) return d;
+        return devs.front();
+    }
+    const auto colon = spec.find(':');
+    if (colon != std::string::npos && colon > 0 &&
+        spec.find_first_not_of("0123456789:") == std::string::npos) {
+        for (const auto &d : devs)
+            if (d.spec() == spec) return d;
+    } else {
+        const std::string want = lower(spec);
+        for (const auto &d : devs)
+            if (lower(d.platform).find(want) != std::string::npos ||
+                lower(d.name).find(want) != std::string::npos)
+                return d;
+    }
+    std::ostringstream msg;
+    msg << "no device matches '" << spec << "': use --device with one of";
+    for (const auto &d : devs) msg << " [" << d.spec() << " " << d.platform << " / " << d.name << "]";
+    throw UsageError(msg.str());
+}
+
+Env::Env(const DeviceInfo &d) : info(d) {
+    if (d.is_oclgrind()) {
+        // Oclgrind reads these when its context is made; the user's own settings win.
+        setenv("OCLGRIND_DATA_RACES", "1", 0);
+        setenv("OCLGRIND_UNINITIALIZED", "1", 0);
+    }
+    context = cl::Context(d.device);
+    queue = cl::CommandQueue(context, d.device, CL_QUEUE_PROFILING_ENABLE);
+}
+
+}  // namespace synclab

@@ -1,0 +1,80 @@
+#include "synclab/lab.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <iostream>
+
+namespace synclab {
+
+bool is_power_of_two(std::size_t x) { return x && !(x & (x - 1)); }
+
+Lab::Lab(const LabSpec &s, Options o)
+    : spec(s), opt(std::move(o)), env(select_device(opt.device)), seed(effective_seed(opt)) {
+    rng.seed(seed);
+    csv();  // a CSV file that cannot be written is a usage error before any output
+}
+
+cl::Program Lab::program(const std::string &options) const {
+    return build_program(env.context, env.info.device, spec.kernel_file, opt.kernels, options);
+}
+
+std::vector<std::string> Lab::selected_variants() const {
+    std::vector<std::string> all = spec.demonstrations;
+    all.insert(all.end(), spec.variants.begin(), spec.variants.end());
+    if (opt.variant == "both" || opt.variant == "all") return all;
+    if (std::find(all.begin(), all.end(), opt.variant) != all.end()) return {opt.variant};
+    std::string names;
+    for (const auto &v : all) names += v + "|";
+    throw UsageError("unknown --variant '" + opt.variant + "': use one of " + names + "all");
+}
+
+bool Lab::is_demonstration(const std::string &v) const {
+    return std::find(spec.demonstrations.begin(), spec.demonstrations.end(), v) !=
+           spec.demonstrations.end();
+}
+
+int Lab::exit_code(const std::vector<std::pair<std::string, bool>> &verdicts) const {
+    const bool alone = verdicts.size() == 1;
+    for (const auto &[v, ok] : verdicts)
+        if (!ok && (alone || !is_demonstration(v))) return kWrong;
+    return kOk;
+}
+
+LocalPoison &Lab::poison() {
+    if (!poison_) poison_ = std::make_unique<LocalPoison>(env.context, env.info.device);
+    return *poison_;
+}
+
+std::ostream *Lab::csv() {
+    if (opt.csv.empty()) return nullptr;
+    if (opt.csv == "-") return &std::cout;
+    if (!csv_file_) {
+        auto f = std::make_unique<std::ofstream>(opt.csv);
+        if (!*f) throw UsageError("cannot write --csv file " + opt.csv + ": check the folder exists");
+        csv_file_ = std::move(f);
+    }
+    return csv_file_.get();
+}
+
+int run_lab(int argc, char **argv, const LabSpec &spec, const std::function<int(Lab &)> &body) {
+    return guarded_main(spec.name.c_str(), [&]() -> int {
+        std::string variants = "variant to run: ";
+        for (const auto &v : spec.demonstrations) variants += v + " (demonstration), ";
+        for (const auto &v : spec.variants) variants += v + ", ";
+        variants += "or all";
+        auto parser = make_parser(spec.name, spec.description, variants,
+                                  spec.variants.size() + spec.demonstrations.size() == 2 ? "both"
+                                                                                        : "all");
+        if (spec.add_options) spec.add_options(parser);
+        Options opt;
+        if (!parse(parser, argc, argv, opt)) return kOk;
+        if (opt.list_devices) {
+            list_devices(std::cout);
+            return kOk;
+        }
+        Lab lab(spec, std::move(opt));
+        return body(lab);
+    });
+}
+
+}  // namespace synclab

@@ -1,0 +1,70 @@
+// Lab 01: the scalar product of two vectors, reduced in one work-group's local memory,
+// without and with barriers (reduceNoSync, reduceWithSync).
+#include <cstdio>
+
+#include "synclab/lab.hpp"
+
+using namespace synclab;
+
+static const LabSpec spec{
+    "lab01_workgroup_reduce",
+    "Scalar product reduced in local memory: reduceNoSync (no barriers) vs reduceWithSync.",
+    "01_workgroup_reduce.cl",
+    {"sync"},
+    {"nosync"},
+    nullptr,
+};
+
+static const char *kernel_name(const std::string &variant) {
+    return variant == "nosync" ? "reduceNoSync" : "reduceWithSync";
+}
+
+static int run(Lab &lab) {
+    const Options &o = lab.opt;
+    // One element per work-item: n is the work-group size, as in the lecture.
+    const std::size_t wg = o.wg ? o.wg : o.n ? o.n : std::min<std::size_t>(256, lab.env.info.max_wg);
+    const std::size_t n = o.n ? o.n : wg;
+    if (n != wg)
+        throw UsageError("-n " + std::to_string(n) + " and --wg " + std::to_string(wg) +
+                         " differ: here each work-item takes one element, so give one of them "
+                         "(use --groups for more work-groups)");
+    if (!is_power_of_two(wg))
+        throw UsageError("work-group size " + std::to_string(wg) + " is not a power of two, " +
+                         "which the stride >>= 1 tree needs: use --wg 64, 128 or 256");
+
+    // Build and check every kernel before printing anything: a bad --wg is one line.
+    cl::Program program = lab.program();
+    std::vector<std::pair<std::string, cl::Kernel>> kernels;
+    for (const auto &variant : lab.selected_variants()) {
+        cl::Kernel kernel(program, kernel_name(variant));
+        check_launch(kernel, lab.env.info.device, wg, n * sizeof(float));
+        kernels.emplace_back(variant, kernel);
+    }
+
+    std::printf("%s on %s / %s: %zu group(s) x %zu work-items, %d trial(s), seed %llu\n",
+                spec.name.c_str(), lab.env.info.platform.c_str(), lab.env.info.name.c_str(),
+                o.groups, wg, o.trials, static_cast<unsigned long long>(lab.seed));
+    std::ostream *csv = lab.csv();
+    if (csv) *csv << "variant,groups,wg,trials,wrong_trials,wrong_groups,median_kernel_ms\n";
+
+    std::vector<std::pair<std::string, bool>> verdicts;
+    for (auto &[variant, kernel] : kernels) {
+        const DotTrials r = run_dot_trials(lab.env, kernel, lab.poison(), o.groups, wg, o.trials,
+                                           lab.rng);
+        verdicts.emplace_back(variant, r.clean());
+        std::printf("%-15s device %12.4f  host %12.4f  %s\n", kernel_name(variant),
+                    r.first_device, r.first_host,
+                    r.clean() ? "verified"
+                    : lab.is_demonstration(variant) ? "WRONG (expected: it has no barriers)"
+                                                    : "WRONG");
+        if (o.trials > 1 || o.groups > 1)
+            std::printf("%-15s %d/%d trials wrong, %zu/%zu group partials wrong\n", "",
+                        r.wrong_trials, r.trials, r.wrong_groups, r.groups);
+        if (csv)
+            *csv << variant << "," << o.groups << "," << wg << "," << r.trials << ","
+                 << r.wrong_trials << "," << r.wrong_groups << "," << median(r.kernel_ms) << "\n";
+    }
+    return lab.exit_code(verdicts);
+}
+
+int main(int argc, char **argv) { return run_lab(argc, argv, spec, run); }

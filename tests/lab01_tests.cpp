@@ -1,0 +1,152 @@
+// lab01_workgroup_reduce as a student runs it: verdicts, exit codes and one-line errors.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+#include "support.hpp"
+
+namespace fs = std::filesystem;
+using test::run_lab;
+
+static const std::string kLab = "lab01_workgroup_reduce";
+
+// Bad input: exit 2, nothing on stdout, one line on stderr that names the cause and the fix.
+static void check_usage_error(const std::vector<std::string> &args, const std::string &says,
+                              const std::map<std::string, std::string> &env = {}) {
+    const auto r = run_lab(kLab, args, env);
+    CAPTURE(r.err);
+    CHECK(r.exited);
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK(test::line_count(r.err) == 1);
+    CHECK(r.err.find(says) != std::string::npos);
+}
+
+TEST_SUITE("lab") {
+
+TEST_CASE("the solution verifies: exit 0 and reduceWithSync verified") {
+    const auto r = run_lab(kLab, {"--kernels", test::source("solutions"), "--variant", "sync"});
+    CAPTURE(r.out);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find("reduceWithSync") != std::string::npos);
+    CHECK(r.out.find("verified") != std::string::npos);
+}
+
+TEST_CASE("the default run shows reduceNoSync wrong but passes on the solution") {
+    const auto r = run_lab(kLab, {"--kernels", test::source("solutions"), "--trials", "3",
+                                  "--groups", "4"});
+    CAPTURE(r.out);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find("WRONG (expected") != std::string::npos);
+    CHECK(r.out.find("3/3 trials wrong") != std::string::npos);  // reduceNoSync, every trial
+    CHECK(r.out.find("0/3 trials wrong, 0/12 group partials wrong") != std::string::npos);
+}
+
+TEST_CASE("--variant nosync alone: its wrong answer is the exit code") {
+    const auto r = run_lab(kLab, {"--kernels", test::source("solutions"), "--variant", "nosync"});
+    CHECK(r.exit_code == 1);
+    CHECK(r.out.find("reduceNoSync") != std::string::npos);
+}
+
+TEST_CASE("the starter's unfinished reduceWithSync fails (found beside the executable)") {
+    const auto r = run_lab(kLab, {"--variant", "sync", "--trials", "3"}, {{"SYNCLAB_KERNELS", ""}});
+    CAPTURE(r.out);
+    CHECK(r.exit_code == 1);
+    CHECK(r.out.find("WRONG") != std::string::npos);
+}
+
+TEST_CASE("SYNCLAB_KERNELS and SYNCLAB_DEVICE choose like --kernels and --device") {
+    auto r = run_lab(kLab, {"--variant", "sync"}, {{"SYNCLAB_KERNELS", test::source("solutions")}});
+    CHECK(r.exit_code == 0);
+    const auto first = synclab::all_devices().front();
+    r = run_lab(kLab, {"--kernels", test::source("solutions"), "--variant", "sync"},
+                {{"SYNCLAB_DEVICE", first.spec()}});
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find(first.name) != std::string::npos);
+    check_usage_error({"--variant", "sync"}, "no device matches 'nothing-here'",
+                      {{"SYNCLAB_DEVICE", "nothing-here"}});
+}
+
+TEST_CASE("--list-devices lists every device with its limits") {
+    const auto r = run_lab(kLab, {"--list-devices"});
+    CHECK(r.exit_code == 0);
+    for (const auto &d : synclab::all_devices()) CHECK(r.out.find(d.name) != std::string::npos);
+    for (const char *col : {"CUs", "max wg", "local KiB", "OpenCL C", "subgroups"})
+        CHECK(r.out.find(col) != std::string::npos);
+}
+
+TEST_CASE("--device by index and by name") {
+    for (const auto &d : test::dynamic_devices()) {
+        const auto r = run_lab(kLab, {"--device", d.spec(), "--kernels", test::source("solutions"),
+                                      "--variant", "sync"});
+        CHECK(r.exit_code == 0);
+        CHECK(r.out.find(d.name) != std::string::npos);
+    }
+    const auto r = run_lab(kLab, {"--device", "PORTABLE", "--kernels", test::source("solutions"),
+                                  "--variant", "sync"});
+    bool have_pocl = false;
+    for (const auto &d : synclab::all_devices()) have_pocl |= d.is_pocl();
+    if (have_pocl) CHECK(r.exit_code == 0);
+}
+
+TEST_CASE("bad input exits 2 with one line naming the cause and the fix") {
+    check_usage_error({"--device", "no-such-device"}, "no device matches 'no-such-device'");
+    check_usage_error({"--wg", "1048576"}, "use --wg");
+    check_usage_error({"--wg", "100"}, "not a power of two");
+    check_usage_error({"-n", "128", "--wg", "256"}, "differ");
+    check_usage_error({"--kernels", "/no/such/folder"}, "/no/such/folder/01_workgroup_reduce.cl");
+    check_usage_error({"--variant", "fast"}, "unknown --variant 'fast'");
+    check_usage_error({"--trials", "0"}, "--trials");
+    check_usage_error({"--wg", "many"}, "see --help");
+    check_usage_error({"--no-such-option"}, "see --help");
+    check_usage_error({"--csv", "/no/such/folder/x.csv"}, "--csv");
+}
+
+TEST_CASE("a kernel that does not compile: exit 2 with the compiler's file:line") {
+    const auto r = run_lab(kLab, {"--kernels", test::fixture("compile_error"), "--variant", "sync"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("compile_error/01_workgroup_reduce.cl:6") != std::string::npos);
+}
+
+TEST_CASE("--help shows the shared options with their defaults and exits 0") {
+    const auto r = run_lab(kLab, {"--help"});
+    CHECK(r.exit_code == 0);
+    for (const char *opt : {"--device", "--list-devices", "--kernels", "--size", "--wg", "--groups",
+                            "--trials", "--seed", "--variant", "--csv", "(default: 1)"})
+        CHECK(r.out.find(opt) != std::string::npos);
+}
+
+TEST_CASE("--csv writes one row per variant") {
+    const auto csv = fs::temp_directory_path() / ("synclab-lab01-" + std::to_string(getpid()) + ".csv");
+    const auto r = run_lab(kLab, {"--kernels", test::source("solutions"), "--csv", csv.string(),
+                                  "--trials", "2"});
+    CHECK(r.exit_code == 0);
+    std::ifstream in(csv);
+    std::string header, nosync, sync;
+    std::getline(in, header);
+    std::getline(in, nosync);
+    std::getline(in, sync);
+    CHECK(header.rfind("variant,groups,wg,trials,wrong_trials", 0) == 0);
+    CHECK(nosync.rfind("nosync,1,", 0) == 0);
+    CHECK(sync.rfind("sync,1,", 0) == 0);
+    fs::remove(csv);
+}
+
+TEST_CASE("a build folder copied elsewhere finds the kernels/ beside it") {
+    const fs::path root = fs::temp_directory_path() / ("synclab-copy-" + std::to_string(getpid()));
+    fs::create_directories(root / "build" / "bin");
+    fs::create_directories(root / "kernels");
+    fs::copy_file(test::lab(kLab), root / "build" / "bin" / kLab);
+    // The copy's kernels/ holds the solution: a verified run proves it was found there, not
+    // in the source tree (whose starter fails).
+    fs::copy_file(test::source("solutions/01_workgroup_reduce.cl"),
+                  root / "kernels" / "01_workgroup_reduce.cl");
+    const auto r = synclab::run_process({(root / "build" / "bin" / kLab).string(), "--variant", "sync"},
+                                        {{"SYNCLAB_KERNELS", ""}});
+    CHECK(r.exit_code == 0);
+    fs::remove_all(root);
+}
+
+}  // TEST_SUITE

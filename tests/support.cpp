@@ -1,0 +1,96 @@
+#include "support.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace test {
+
+// SYNCLAB_SOURCE_DIR overrides the configure-time path: a build folder carried to another
+// machine runs its tests against the source tree found there.
+std::string source(const std::string &rel) {
+    const char *env = std::getenv("SYNCLAB_SOURCE_DIR");
+    return std::string(env && *env ? env : SYNCLAB_TEST_SOURCE_DIR) + "/" + rel;
+}
+
+// The labs sit beside the test executable (build/bin/).
+std::string lab(const std::string &name) {
+    std::error_code ec;
+    const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+    return ((ec ? fs::path(SYNCLAB_TEST_BIN_DIR) : self.parent_path()) / name).string();
+}
+std::string fixture(const std::string &name) {
+    return source("tests/fixtures/submissions/" + name);
+}
+
+synclab::ProcessResult run_lab(const std::string &name, const std::vector<std::string> &args,
+                               const std::map<std::string, std::string> &env) {
+    std::vector<std::string> argv{lab(name)};
+    argv.insert(argv.end(), args.begin(), args.end());
+    synclab::ProcessLimits limits;
+    limits.timeout_s = 120;
+    return synclab::run_process(argv, env, limits);
+}
+
+int line_count(const std::string &text) {
+    int n = 0;
+    for (char c : text) n += c == '\n';
+    if (!text.empty() && text.back() != '\n') ++n;
+    return n;
+}
+
+int line_of(const std::string &file, const std::string &needle, int nth) {
+    std::ifstream in(file);
+    std::string line;
+    for (int n = 1; std::getline(in, line); ++n)
+        if (line.find(needle) != std::string::npos && --nth == 0) return n;
+    return 0;
+}
+
+std::vector<synclab::DeviceInfo> dynamic_devices() {
+    std::vector<std::string> wanted;
+    if (const char *env = std::getenv("SYNCLAB_TEST_DEVICES")) {
+        std::stringstream ss(env);
+        for (std::string w; std::getline(ss, w, ',');)
+            if (!w.empty()) wanted.push_back(w);
+    }
+    std::vector<synclab::DeviceInfo> out;
+    for (const auto &d : synclab::all_devices()) {
+        if (d.is_oclgrind()) continue;
+        if (wanted.empty()) { out.push_back(d); continue; }
+        for (const auto &w : wanted)
+            if (synclab::select_device(w).spec() == d.spec()) { out.push_back(d); break; }
+    }
+    return out;
+}
+
+bool have_oclgrind() {
+    for (const auto &d : synclab::all_devices())
+        if (d.is_oclgrind()) return true;
+    return false;
+}
+
+OclgrindRun run_on_oclgrind(const std::string &lab_name, const std::vector<std::string> &args) {
+    static int counter = 0;
+    const fs::path log = fs::temp_directory_path() /
+                         ("synclab-oclgrind-" + std::to_string(getpid()) + "-" +
+                          std::to_string(++counter) + ".log");
+    std::vector<std::string> all{"--device", "oclgrind"};
+    all.insert(all.end(), args.begin(), args.end());
+    OclgrindRun r;
+    r.process = run_lab(lab_name, all, {{"OCLGRIND_LOG", log.string()}});
+    std::ifstream in(log);
+    std::stringstream text;
+    text << in.rdbuf();
+    r.findings = synclab::distinct(synclab::parse_oclgrind_log(text.str()));
+    std::error_code ec;
+    fs::remove(log, ec);
+    return r;
+}
+
+}  // namespace test

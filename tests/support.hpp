@@ -1,0 +1,39 @@
+// What the tests share: where things are, running a lab, the devices to test on.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "synclab/device.hpp"
+#include "synclab/oclgrind.hpp"
+#include "synclab/process.hpp"
+
+namespace test {
+
+std::string source(const std::string &rel);  // a path in the source tree
+std::string lab(const std::string &name);     // build/bin/<name>
+std::string fixture(const std::string &name); // tests/fixtures/submissions/<name>
+
+// Runs a lab executable with args (bounded: 120 s).
+synclab::ProcessResult run_lab(const std::string &name, const std::vector<std::string> &args,
+                               const std::map<std::string, std::string> &env = {});
+
+// Number of lines of text (one-line errors are one line).
+int line_count(const std::string &text);
+
+// The 1-based number of the first line of `file` that contains `needle` (0: none).
+int line_of(const std::string &file, const std::string &needle, int nth = 1);
+
+// Devices for dynamic tests: every device but Oclgrind (an interpreter, tested on its own);
+// SYNCLAB_TEST_DEVICES="pocl,nvidia" narrows the set.
+std::vector<synclab::DeviceInfo> dynamic_devices();
+bool have_oclgrind();
+
+// Runs a lab on Oclgrind and returns the distinct findings of its log.
+struct OclgrindRun {
+    synclab::ProcessResult process;
+    std::vector<synclab::OclgrindFinding> findings;  // distinct()
+};
+OclgrindRun run_on_oclgrind(const std::string &lab_name, const std::vector<std::string> &args);
+
+}  // namespace test

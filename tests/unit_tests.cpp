@@ -1,0 +1,247 @@
+// The helper layer on its own: errors, tolerances, paths, devices, processes, Oclgrind logs.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <chrono>
+#include <csignal>
+#include <sstream>
+#include <cmath>
+#include <cstdlib>
+#include <random>
+
+#include "support.hpp"
+#include "synclab/errors.hpp"
+#include "synclab/kernels.hpp"
+#include "synclab/lab.hpp"
+#include "synclab/reference.hpp"
+
+using namespace synclab;
+
+TEST_SUITE("unit") {
+
+TEST_CASE("OpenCL errors are named with a hint where one is obvious") {
+    CHECK(cl_error_name(CL_INVALID_WORK_GROUP_SIZE) == "CL_INVALID_WORK_GROUP_SIZE");
+    CHECK(cl_error_name(CL_BUILD_PROGRAM_FAILURE) == "CL_BUILD_PROGRAM_FAILURE");
+    CHECK(cl_error_name(-9999) == "CL_ERROR(-9999)");
+    const std::string d = describe(cl::Error(CL_INVALID_WORK_GROUP_SIZE, "clEnqueueNDRangeKernel"));
+    CHECK(d.find("clEnqueueNDRangeKernel failed: CL_INVALID_WORK_GROUP_SIZE") == 0);
+    CHECK(d.find("--wg") != std::string::npos);
+    CHECK(describe(cl::Error(-1001, "clGetPlatformIDs")).find("pocl-opencl-icd") != std::string::npos);
+    CHECK(describe(cl::Error(CL_INVALID_VALUE, "clFoo")).find("(") == std::string::npos);
+}
+
+TEST_CASE("guarded_main turns every exception into exit code 2") {
+    CHECK(guarded_main("t", [] { return 0; }) == 0);
+    CHECK(guarded_main("t", [] { return 1; }) == 1);
+    CHECK(guarded_main("t", []() -> int { throw UsageError("bad"); }) == 2);
+    CHECK(guarded_main("t", []() -> int { throw cl::Error(CL_OUT_OF_RESOURCES, "x"); }) == 2);
+    CHECK(guarded_main("t", []() -> int { throw 42; }) == 2);
+}
+
+// A float tree reduction of the products, as a work-group computes it.
+static float tree_sum(std::vector<float> v) {
+    for (std::size_t stride = v.size() / 2; stride > 0; stride >>= 1)
+        for (std::size_t i = 0; i < stride; ++i) v[i] += v[i + stride];
+    return v[0];
+}
+
+TEST_CASE("the tolerance accepts a float tree sum and rejects the plausible constant n/4") {
+    std::mt19937_64 rng(1234);
+    for (std::size_t n : {std::size_t(64), std::size_t(256), std::size_t(4096), std::size_t(1) << 20}) {
+        for (int trial = 0; trial < 5; ++trial) {
+            const auto a = uniform(n, rng), b = uniform(n, rng);
+            std::vector<float> prod(n);
+            for (std::size_t i = 0; i < n; ++i) prod[i] = a[i] * b[i];
+            const Sum ref = dot_ref(a, b, 0, n);
+            const double tol = tolerance(n, ref.abs_sum);
+            CAPTURE(n);
+            CHECK(close(tree_sum(prod), ref.value, tol));
+            // The expected value of a sum of n U(0,1) products is n/4: a kernel returning it
+            // without adding anything must fail.
+            CHECK_FALSE(close(n / 4.0, ref.value, tol));
+            CHECK_FALSE(close(0.0, ref.value, tol));
+            // Half the products missing (a typical race) must fail too.
+            CHECK_FALSE(close(tree_sum(std::vector<float>(prod.begin(), prod.begin() + n / 2)),
+                              ref.value, tol));
+        }
+    }
+}
+
+TEST_CASE("a sequential float sum passes when the tolerance is told its serial length") {
+    std::mt19937_64 rng(99);
+    const std::size_t n = 4096;
+    const auto a = uniform(n, rng), b = uniform(n, rng);
+    float seq = 0;
+    for (std::size_t i = 0; i < n; ++i) seq += a[i] * b[i];
+    const Sum ref = dot_ref(a, b, 0, n);
+    CHECK(close(seq, ref.value, tolerance(n, ref.abs_sum, n)));
+}
+
+TEST_CASE("close() is false for NaN and check_partials finds every wrong group") {
+    CHECK_FALSE(close(NAN, 1.0, 1e9));
+    CHECK(close(1.0, 1.0, 0.0));
+    std::vector<Sum> want(4);
+    for (auto &w : want) { w.value = 10; w.abs_sum = 10; }
+    const PartialCheck c = check_partials({10.f, 3.f, 10.f, NAN}, want, 16);
+    CHECK(c.wrong == 2);
+    CHECK(c.first_wrong == 1);
+    CHECK(check_partials({10.f, 10.f, 10.f, 10.f}, want, 16).wrong == 0);
+    CHECK(check_partials({10.f}, want, 16).wrong == 3);  // missing partials count as wrong
+}
+
+TEST_CASE("power-of-two check") {
+    CHECK(is_power_of_two(1));
+    CHECK(is_power_of_two(256));
+    CHECK_FALSE(is_power_of_two(0));
+    CHECK_FALSE(is_power_of_two(100));
+}
+
+TEST_CASE("kernel folders: --kernels alone then the environment then beside the executable") {
+    CHECK(kernel_search_path("/x") == std::vector<std::string>{"/x"});
+    unsetenv("SYNCLAB_KERNELS");
+    const auto path = kernel_search_path("");
+    REQUIRE(path.size() >= 2);
+    CHECK(path.front().find("kernels") != std::string::npos);
+    CHECK(std::find(path.begin(), path.end(), test::source("kernels")) != path.end());
+    setenv("SYNCLAB_KERNELS", "/from/env", 1);
+    CHECK(kernel_search_path("") == std::vector<std::string>{"/from/env"});
+    CHECK(kernel_search_path("/x") == std::vector<std::string>{"/x"});
+    unsetenv("SYNCLAB_KERNELS");
+}
+
+TEST_CASE("a missing kernel file names every path tried and the fix") {
+    try {
+        find_kernel_file("99_nothing.cl", "");
+        FAIL("expected UsageError");
+    } catch (const UsageError &e) {
+        const std::string m = e.what();
+        for (const auto &d : kernel_search_path("")) CHECK(m.find(d) != std::string::npos);
+        CHECK(m.find("--kernels") != std::string::npos);
+        CHECK(m.find('\n') == std::string::npos);
+    }
+    CHECK(find_kernel_file("01_workgroup_reduce.cl", test::source("solutions")) ==
+          test::source("solutions/01_workgroup_reduce.cl"));
+}
+
+TEST_CASE("kernel source carries a #line directive with the real file") {
+    const std::string text = read_with_line_directive(test::source("kernels/01_workgroup_reduce.cl"));
+    CHECK(text.rfind("#line 1 \"", 0) == 0);
+    CHECK(text.find("01_workgroup_reduce.cl\"\n") != std::string::npos);
+}
+
+TEST_CASE("devices: listing and choosing by index or name and a clear error for no match") {
+    const auto devs = all_devices();
+    REQUIRE_FALSE(devs.empty());
+    const DeviceInfo def = select_device("");
+    bool have_pocl_cpu = false;
+    for (const auto &d : devs) have_pocl_cpu |= d.is_pocl() && d.is_cpu();
+    if (have_pocl_cpu) CHECK((def.is_pocl() && def.is_cpu()));
+    CHECK(select_device(devs.back().spec()).name == devs.back().name);
+    CHECK(select_device("0:0").spec() == "0:0");
+    if (have_pocl_cpu) CHECK(select_device("PoRtAbLe").is_pocl());
+    try {
+        select_device("no-such-device");
+        FAIL("expected UsageError");
+    } catch (const UsageError &e) {
+        const std::string m = e.what();
+        CHECK(m.find("no-such-device") != std::string::npos);
+        CHECK(m.find(devs.front().name) != std::string::npos);  // lists what exists
+    }
+    CHECK_THROWS_AS(select_device("7:7"), UsageError);
+    std::ostringstream listing;
+    list_devices(listing);
+    for (const auto &d : devs) CHECK(listing.str().find(d.name) != std::string::npos);
+    CHECK(listing.str().find("subgroups") != std::string::npos);
+}
+
+TEST_CASE("a build error names the file and line and carries the compiler's log") {
+    Env env(select_device(""));
+    try {
+        build_source(env.context, env.info.device, "__kernel void k() {\n  int x = ;\n}\n",
+                     "broken.cl");
+        FAIL("expected UsageError");
+    } catch (const UsageError &e) {
+        CHECK(std::string(e.what()).find("broken.cl:2") != std::string::npos);
+    }
+}
+
+TEST_CASE("processes: exit codes and signals and timeouts are reported and never waited on forever") {
+    auto r = run_process({"/bin/sh", "-c", "echo out; echo err >&2; exit 3"});
+    CHECK(r.exited);
+    CHECK(r.exit_code == 3);
+    CHECK(r.out == "out\n");
+    CHECK(r.err == "err\n");
+    r = run_process({"/bin/sh", "-c", "kill -SEGV $$"});
+    CHECK_FALSE(r.exited);
+    CHECK(r.signal == SIGSEGV);
+    ProcessLimits quick;
+    quick.timeout_s = 0.5;
+    const auto t0 = std::chrono::steady_clock::now();
+    r = run_process({"/bin/sh", "-c", "sleep 30"}, {}, quick);
+    CHECK(r.timed_out);
+    CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10));
+    r = run_process({"/bin/sh", "-c", "echo $SYNCLAB_X"}, {{"SYNCLAB_X", "42"}});
+    CHECK(r.out == "42\n");
+    r = run_process({"/no/such/program"});
+    CHECK(r.exit_code == 127);
+}
+
+static const char *kRaceLog =
+    "Read-write data race at local memory address 0x1000000000004\n"
+    "\tKernel: reduceWithSync\n"
+    "\t\n"
+    "\tFirst entity:  Global(128,0,0) Local(128,0,0) Group(0,0,0)\n"
+    "\t  store float %mul, float addrspace(3)* %arrayidx6, align 4, !dbg !42\n"
+    "\tAt line 7 (column 17) of kernels/01_workgroup_reduce.cl:\n"
+    "\t  const int i = get_global_id(0);\n"
+    "\t\n"
+    "\tSecond entity: Global(0,0,0) Local(0,0,0) Group(0,0,0)\n"
+    "\t  %3 = load float, float addrspace(3)* %arrayidx13, align 4, !dbg !58\n"
+    "\tAt line 10 (column 28) of kernels/01_workgroup_reduce.cl:\n"
+    "\t  if (id < stride)\n"
+    "\t\n"
+    "\n"
+    "Read-write data race at local memory address 0x1000000000008\n"
+    "\tKernel: reduceWithSync\n"
+    "\tFirst entity:  Global(129,0,0) Local(129,0,0) Group(0,0,0)\n"
+    "\t  store float %mul, float addrspace(3)* %arrayidx6, align 4, !dbg !42\n"
+    "\tAt line 7 (column 17) of kernels/01_workgroup_reduce.cl:\n"
+    "\tSecond entity: Global(1,0,0) Local(1,0,0) Group(0,0,0)\n"
+    "\t  %3 = load float, float addrspace(3)* %arrayidx13, align 4, !dbg !58\n"
+    "\tAt line 10 (column 28) of kernels/01_workgroup_reduce.cl:\n"
+    "\n"
+    "Work-group divergence detected (barrier)\n"
+    "\tKernel:     reduceWithSync\n"
+    "\tWork-group: (0,0,0)\n"
+    "\tOnly 128 out of 256 work-items executed barrier\n"
+    "\t  tail call spir_func void @_Z7barrierj(i32 noundef 1) #5, !dbg !62\n"
+    "\tAt line 12 (column 13) of kernels/01_workgroup_reduce.cl:\n"
+    "\t  scratch[id] += scratch[id + stride];\n";
+
+TEST_CASE("Oclgrind's log is read into findings each told in one friendly line") {
+    const auto all = parse_oclgrind_log(kRaceLog);
+    REQUIRE(all.size() == 3);
+    CHECK(all[0].kind == "data-race");
+    CHECK(all[0].kernel == "reduceWithSync");
+    CHECK(all[0].file == "kernels/01_workgroup_reduce.cl");
+    CHECK(all[0].lines == std::vector<int>{7, 10});
+    CHECK(all[2].kind == "barrier-divergence");
+    CHECK(all[2].line == 12);
+    CHECK(all[2].reached == 128);
+    const auto d = distinct(all);
+    REQUIRE(d.size() == 2);
+    CHECK(d[0].count == 2);
+    const std::string race = d[0].friendly();
+    CHECK(race.find("work-item 0 reads local memory at kernels/01_workgroup_reduce.cl:10") !=
+          std::string::npos);
+    CHECK(race.find("work-item 128 writes at line 7") != std::string::npos);
+    CHECK(race.find("barrier(CLK_LOCAL_MEM_FENCE)") != std::string::npos);
+    CHECK(d[1].friendly().find("kernels/01_workgroup_reduce.cl:12: only 128 of 256") !=
+          std::string::npos);
+    CHECK(parse_oclgrind_log("").empty());
+    CHECK(parse_oclgrind_log("Invalid write of size 4 at global memory address 0x9\n"
+                             "\tKernel: k\n\tAt line 3 of f.cl:\n")[0].kind == "out-of-bounds");
+}
+
+}  // TEST_SUITE
