@@ -90,4 +90,22 @@ TEST_CASE("no barriers at all is reported and the starter's reduceWithSync is to
     CHECK(check(test::source("solutions"), "sync").findings.empty());
 }
 
+TEST_CASE("on --device oclgrind the lab itself tells each problem in one line") {
+    if (!test::have_oclgrind()) { MESSAGE("Oclgrind not installed: skipped"); return; }
+    auto r = test::run_lab(kLab, {"--device", "oclgrind", "--wg", "64", "--variant", "nosync"},
+                           {{"OCLGRIND_LOG", ""}});
+    CAPTURE(r.out);
+    CHECK(r.exit_code == 1);
+    const int add = test::line_of(test::source("kernels/01_workgroup_reduce.cl"),
+                                  "scratch[id] += scratch[id + stride];");
+    CHECK(r.out.find("data race in kernel reduceNoSync: work-item") != std::string::npos);
+    CHECK(r.out.find("01_workgroup_reduce.cl:" + std::to_string(add)) != std::string::npos);
+    r = test::run_lab(kLab, {"--device", "oclgrind", "--wg", "64", "--variant", "sync", "--kernels",
+                             test::source("solutions")},
+                      {{"OCLGRIND_LOG", ""}});
+    CAPTURE(r.out);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find("Oclgrind: no data race") != std::string::npos);
+}
+
 }  // TEST_SUITE

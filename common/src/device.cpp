@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "synclab/errors.hpp"
+#include "synclab/oclgrind.hpp"
 
 namespace fs = std::filesystem;
 
@@ -193,9 +194,47 @@ Env::Env(const DeviceInfo &d) : info(d) {
         // Oclgrind reads these when its context is made; the user's own settings win.
         setenv("OCLGRIND_DATA_RACES", "1", 0);
         setenv("OCLGRIND_UNINITIALIZED", "1", 0);
+        if (!std::getenv("OCLGRIND_LOG")) {
+            // Oclgrind quotes source text one line off (it indexes our #line-prefixed source),
+            // so its raw reports go to a file and report_oclgrind() tells them in one line each.
+            const char *tmp = std::getenv("TMPDIR");
+            std::string path = std::string(tmp && *tmp ? tmp : "/tmp") + "/synclab-oclgrind-XXXXXX";
+            const int fd = mkstemp(path.data());
+            if (fd >= 0) {
+                close(fd);
+                oclgrind_log = path;
+                setenv("OCLGRIND_LOG", path.c_str(), 1);
+            }
+        }
     }
     context = cl::Context(d.device);
     queue = cl::CommandQueue(context, d.device, CL_QUEUE_PROFILING_ENABLE);
+}
+
+Env::~Env() {
+    if (!oclgrind_log.empty()) {
+        std::error_code ec;
+        fs::remove(oclgrind_log, ec);
+    }
+}
+
+int Env::report_oclgrind(std::ostream &os) const {
+    if (oclgrind_log.empty()) return 0;
+    std::ifstream in(oclgrind_log);
+    std::stringstream text;
+    text << in.rdbuf();
+    const auto found = distinct(parse_oclgrind_log(text.str()));
+    if (found.empty()) {
+        os << "Oclgrind: no data race, barrier divergence, out-of-bounds or uninitialised access "
+              "reported\n";
+        return 0;
+    }
+    os << "Oclgrind reported " << found.size() << " distinct problem(s):\n";
+    for (const auto &f : found)
+        os << "  " << f.friendly() << (f.count > 1 ? " [" + std::to_string(f.count) + " reports]" : "")
+           << "\n";
+    os << "(set OCLGRIND_LOG=FILE to keep Oclgrind's full reports)\n";
+    return static_cast<int>(found.size());
 }
 
 }  // namespace synclab

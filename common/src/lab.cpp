@@ -73,7 +73,10 @@ int run_lab(int argc, char **argv, const LabSpec &spec, const std::function<int(
             return kOk;
         }
         Lab lab(spec, std::move(opt));
-        return body(lab);
+        const int rc = body(lab);
+        lab.env.queue.finish();
+        lab.env.report_oclgrind(std::cout);
+        return rc;
     });
 }
 

@@ -40,7 +40,16 @@ struct Env {
     DeviceInfo info;
     cl::Context context;
     cl::CommandQueue queue;
+    // On Oclgrind, where its reports go when the user did not choose (OCLGRIND_LOG): a
+    // temporary file that report_oclgrind() reads back. Empty otherwise.
+    std::string oclgrind_log;
     explicit Env(const DeviceInfo &d);
+    ~Env();
+    Env(const Env &) = delete;
+    Env &operator=(const Env &) = delete;
+    // Prints one line per distinct Oclgrind finding so far (nothing on other devices);
+    // returns how many distinct findings there were.
+    int report_oclgrind(std::ostream &os) const;
 };
 
 }  // namespace synclab
