@@ -84,7 +84,7 @@ TEST_CASE("--device by index and by name") {
         CHECK(r.exit_code == 0);
         CHECK(r.out.find(d.name) != std::string::npos);
     }
-    const auto r = run_lab(kLab, {"--device", "PORTABLE", "--kernels", test::source("solutions"),
+    const auto r = run_lab(kLab, {"--device", "pocl", "--kernels", test::source("solutions"),
                                   "--variant", "sync"});
     bool have_pocl = false;
     for (const auto &d : synclab::all_devices()) have_pocl |= d.is_pocl();

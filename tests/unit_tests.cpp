@@ -139,7 +139,11 @@ TEST_CASE("devices: listing and choosing by index or name and a clear error for 
     if (have_pocl_cpu) CHECK((def.is_pocl() && def.is_cpu()));
     CHECK(select_device(devs.back().spec()).name == devs.back().name);
     CHECK(select_device("0:0").spec() == "0:0");
-    if (have_pocl_cpu) CHECK(select_device("PoRtAbLe").is_pocl());
+    if (have_pocl_cpu) {
+        CHECK(select_device("PoRtAbLe").is_pocl());
+        CHECK(select_device("pocl").is_pocl());
+    }
+    if (test::have_oclgrind()) CHECK(select_device("oclgrind").is_oclgrind());
     try {
         select_device("no-such-device");
         FAIL("expected UsageError");

@@ -28,7 +28,7 @@ std::string DeviceInfo::spec() const {
 bool DeviceInfo::is_oclgrind() const { return lower(platform).find("oclgrind") != std::string::npos; }
 bool DeviceInfo::is_pocl() const {
     return lower(platform).find("portable computing language") != std::string::npos ||
-           lower(platform).find("pocl") != std::string::npos;
+           lower(platform_version).find("pocl") != std::string::npos;
 }
 bool DeviceInfo::is_cpu() const { return type == "CPU"; }
 
@@ -126,6 +126,8 @@ std::vector<DeviceInfo> all_devices() {
             i.platform_index = static_cast<int>(p);
             i.device_index = static_cast<int>(d);
             i.platform = platforms[p].getInfo<CL_PLATFORM_NAME>();
+            i.platform_version = platforms[p].getInfo<CL_PLATFORM_VERSION>();
+            i.vendor = devs[d].getInfo<CL_DEVICE_VENDOR>();
             i.name = devs[d].getInfo<CL_DEVICE_NAME>();
             i.type = type_name(devs[d].getInfo<CL_DEVICE_TYPE>());
             i.opencl_c = devs[d].getInfo<CL_DEVICE_OPENCL_C_VERSION>();
@@ -179,9 +181,8 @@ DeviceInfo select_device(const std::string &spec_in) {
     } else {
         const std::string want = lower(spec);
         for (const auto &d : devs)
-            if (lower(d.platform).find(want) != std::string::npos ||
-                lower(d.name).find(want) != std::string::npos)
-                return d;
+            for (const std::string &field : {d.platform, d.name, d.platform_version, d.vendor})
+                if (lower(field).find(want) != std::string::npos) return d;
     }
     std::ostringstream msg;
     msg << "no device matches '" << spec << "': use --device with one of";

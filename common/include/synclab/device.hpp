@@ -11,6 +11,7 @@ namespace synclab {
 struct DeviceInfo {
     int platform_index = 0, device_index = 0;
     std::string platform, name, type, opencl_c;
+    std::string platform_version, vendor;  // matched by --device too ("PoCL" is only in the version)
     cl_uint compute_units = 0;
     std::size_t max_wg = 0;
     cl_ulong local_mem = 0;
