@@ -1,6 +1,7 @@
 // lab01_workgroup_reduce as a student runs it: verdicts, exit codes and one-line errors.
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <unistd.h>
@@ -108,6 +109,20 @@ TEST_CASE("a kernel that does not compile: exit 2 with the compiler's file:line"
     const auto r = run_lab(kLab, {"--kernels", test::fixture("compile_error"), "--variant", "sync"});
     CHECK(r.exit_code == 2);
     CHECK(r.err.find("compile_error/01_workgroup_reduce.cl:6") != std::string::npos);
+}
+
+TEST_CASE("a kernel that never finishes is stopped by --timeout with exit 1 and one line") {
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto r = run_lab(kLab, {"--kernels", test::fixture("endless_loop"), "--variant", "sync",
+                                  "--timeout", "3"});
+    CHECK_FALSE(r.timed_out);
+    CHECK(r.exit_code == 1);
+    CHECK(r.err.find("did not finish") != std::string::npos);
+    CHECK(test::line_count(r.err) == 1);
+    CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(60));
+    // The same run on a kernel that finishes is not stopped.
+    CHECK(run_lab(kLab, {"--kernels", test::source("solutions"), "--variant", "sync", "--timeout",
+                         "30"}).exit_code == 0);
 }
 
 TEST_CASE("--help shows the shared options with their defaults and exits 0") {

@@ -1,8 +1,14 @@
 #include "synclab/lab.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <mutex>
+#include <thread>
+#include <unistd.h>
 
 namespace synclab {
 
@@ -56,6 +62,47 @@ std::ostream *Lab::csv() {
     return csv_file_.get();
 }
 
+namespace {
+
+// OpenCL cannot cancel a running kernel, so a kernel that never ends (an endless loop, a barrier
+// only some work-items reach) would hang the lab in clFinish. The watchdog ends the process.
+class Watchdog {
+public:
+    Watchdog(const std::string &program, double seconds) {
+        if (seconds <= 0) return;
+        thread_ = std::thread([this, program, seconds] {
+            std::unique_lock<std::mutex> lock(m_);
+            if (cv_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return done_; }))
+                return;
+            std::fflush(stdout);
+            std::fprintf(stderr,
+                         "%s: stopped after %g s: a kernel did not finish (an endless loop, or a "
+                         "barrier that not every work-item reaches?); raise --timeout if the run "
+                         "is just long\n",
+                         program.c_str(), seconds);
+            std::fflush(stderr);
+            _exit(kWrong);
+        });
+    }
+    ~Watchdog() {
+        if (!thread_.joinable()) return;
+        {
+            std::lock_guard<std::mutex> lock(m_);
+            done_ = true;
+        }
+        cv_.notify_all();
+        thread_.join();
+    }
+
+private:
+    std::mutex m_;
+    std::condition_variable cv_;
+    bool done_ = false;
+    std::thread thread_;
+};
+
+}  // namespace
+
 int run_lab(int argc, char **argv, const LabSpec &spec, const std::function<int(Lab &)> &body) {
     return guarded_main(spec.name.c_str(), [&]() -> int {
         std::string variants = "variant to run: ";
@@ -72,6 +119,7 @@ int run_lab(int argc, char **argv, const LabSpec &spec, const std::function<int(
             list_devices(std::cout);
             return kOk;
         }
+        Watchdog watchdog(spec.name, opt.timeout);
         Lab lab(spec, std::move(opt));
         const int rc = body(lab);
         lab.env.queue.finish();

@@ -30,6 +30,9 @@ cxxopts::Options make_parser(const std::string &program, const std::string &desc
         ("variant", variant_help, cxxopts::value<std::string>()->default_value(variant_default))
         ("csv", "also write results as CSV to FILE ('-' for standard output)",
          cxxopts::value<std::string>()->default_value(""))
+        ("timeout", "stop with exit 1 if the run takes longer than this many seconds (a kernel "
+                    "that never finishes: an endless loop, a barrier not every work-item reaches); "
+                    "0: no limit", cxxopts::value<double>()->default_value("300"))
         ("h,help", "show this help");
     return p;
 }
@@ -58,6 +61,8 @@ bool parse(cxxopts::Options &parser, int argc, char **argv, Options &o) {
     o.seed = r["seed"].as<std::uint64_t>();
     o.variant = r["variant"].as<std::string>();
     o.csv = r["csv"].as<std::string>();
+    o.timeout = r["timeout"].as<double>();
+    if (o.timeout < 0) throw UsageError("--timeout must be 0 (no limit) or a number of seconds");
     if (o.groups < 1) throw UsageError("--groups must be at least 1");
     if (o.trials < 1) throw UsageError("--trials must be at least 1");
     o.extra = r;

@@ -19,6 +19,7 @@ struct Options {
     std::uint64_t seed = 0;   // --seed; 0: fresh every run
     std::string variant;      // --variant; the lab lists its own
     std::string csv;          // --csv FILE ("-" for stdout)
+    double timeout = 300;     // --timeout S: a run that takes longer is stopped (0: never)
     cxxopts::ParseResult extra;  // the lab's own options
 };
 
