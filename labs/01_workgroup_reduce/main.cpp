@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "synclab/lab.hpp"
+#include "synclab/workgroup.hpp"
 
 using namespace synclab;
 
@@ -22,22 +23,14 @@ static const char *kernel_name(const std::string &variant) {
 static int run(Lab &lab) {
     const Options &o = lab.opt;
     // One element per work-item: n is the work-group size, as in the lecture.
-    const std::size_t wg = o.wg ? o.wg : o.n ? o.n : std::min<std::size_t>(256, lab.env.info.max_wg);
-    const std::size_t n = o.n ? o.n : wg;
-    if (n != wg)
-        throw UsageError("-n " + std::to_string(n) + " and --wg " + std::to_string(wg) +
-                         " differ: here each work-item takes one element, so give one of them "
-                         "(use --groups for more work-groups)");
-    if (!is_power_of_two(wg))
-        throw UsageError("work-group size " + std::to_string(wg) + " is not a power of two, " +
-                         "which the stride >>= 1 tree needs: use --wg 64, 128 or 256");
+    const std::size_t wg = tree_work_group_size(o, lab.env.info.max_wg);
 
     // Build and check every kernel before printing anything: a bad --wg is one line.
     cl::Program program = lab.program();
     std::vector<std::pair<std::string, cl::Kernel>> kernels;
     for (const auto &variant : lab.selected_variants()) {
         cl::Kernel kernel(program, kernel_name(variant));
-        check_launch(kernel, lab.env.info.device, wg, n * sizeof(float));
+        check_launch(kernel, lab.env.info.device, wg, wg * sizeof(float));
         kernels.emplace_back(variant, kernel);
     }
 

@@ -1,0 +1,22 @@
+#include "synclab/workgroup.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "synclab/errors.hpp"
+
+namespace synclab {
+
+std::size_t tree_work_group_size(const Options &o, std::size_t device_max) {
+    const std::size_t wg = o.wg ? o.wg : o.n ? o.n : std::min<std::size_t>(256, device_max);
+    if (o.n && o.n != wg)
+        throw UsageError("-n " + std::to_string(o.n) + " and --wg " + std::to_string(wg) +
+                         " differ: here each work-item takes one element, so give one of them "
+                         "(use --groups for more work-groups)");
+    if (!wg || (wg & (wg - 1)))
+        throw UsageError("work-group size " + std::to_string(wg) + " is not a power of two, " +
+                         "which the stride >>= 1 tree needs: use --wg 64, 128 or 256");
+    return wg;
+}
+
+}  // namespace synclab

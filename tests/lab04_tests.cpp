@@ -1,0 +1,212 @@
+// lab04_subgroup_finish: the lecture's lockstep finish is caught where the hardware does not
+// run in lockstep (dynamically on CPU devices, statically by Oclgrind), and the finishes with
+// barriers or a sub-group built-in are right wherever they run.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <iostream>
+
+#include "support.hpp"
+#include "synclab/dot.hpp"
+#include "synclab/kernels.hpp"
+#include "synclab/subgroups.hpp"
+
+using namespace synclab;
+using test::run_lab;
+
+namespace {
+
+const std::string kLab = "lab04_subgroup_finish";
+
+void check_usage_error(const std::vector<std::string> &args, const std::string &says) {
+    const auto r = run_lab(kLab, args);
+    CAPTURE(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK(test::line_count(r.err) == 1);
+    CHECK(r.err.find(says) != std::string::npos);
+}
+
+std::vector<std::string> on(const DeviceInfo &dev, const std::string &folder,
+                            std::vector<std::string> args) {
+    args.insert(args.begin(), {"--device", dev.spec(), "--kernels", test::source(folder)});
+    return args;
+}
+
+// Race probe: groups to fill the device, many trials, local memory poisoned before each.
+DotTrials probe(const DeviceInfo &dev, const std::string &folder, const std::string &kernel,
+                const std::string &options) {
+    Env env(dev);
+    cl::Program prog = build_program(env.context, dev.device, "04_subgroup_finish.cl",
+                                     test::source(folder), options);
+    cl::Kernel k(prog, kernel.c_str());
+    const std::size_t kmax = k.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(dev.device);
+    std::size_t wg = 1;
+    while (wg * 2 <= std::min<std::size_t>(256, kmax)) wg *= 2;
+    const std::size_t groups = std::max<std::size_t>(8, 2 * dev.compute_units);
+    LocalPoison poison(env.context, dev.device);
+    std::mt19937_64 rng(4004);
+    const DotTrials r = run_dot_trials(env, k, poison, groups, wg, 20, rng);
+    std::cout << "[race] " << dev.name << ": " << kernel << " (" << folder << ", " << options
+              << "), " << groups << " x " << wg << ": " << r.wrong_trials << "/" << r.trials
+              << " trials wrong, " << r.wrong_groups << "/" << r.groups << " partials wrong\n";
+    return r;
+}
+
+bool has_race(const test::OclgrindRun &r, const std::string &kernel, int line) {
+    for (const auto &f : r.findings)
+        if (f.kind == "data-race" && f.kernel == kernel &&
+            std::find(f.lines.begin(), f.lines.end(), line) != f.lines.end())
+            return true;
+    return false;
+}
+
+}  // namespace
+
+TEST_SUITE("lab") {
+
+TEST_CASE("lab04 solution passes and a CPU shows the lockstep demonstration wrong") {
+    for (const auto &dev : test::dynamic_devices()) {
+        CAPTURE(dev.name);
+        const auto r = run_lab(kLab, on(dev, "solutions", {"--trials", "5"}));
+        CAPTURE(r.out);
+        CAPTURE(r.err);
+        CHECK(r.exit_code == 0);  // the demonstration alone decides nothing
+        CHECK(r.out.find("reduceBarrier   device") != std::string::npos);
+        CHECK(r.out.find("verified") != std::string::npos);
+        if (dev.is_cpu()) {
+            CHECK(r.out.find("reduceLockstep  device") != std::string::npos);
+            CHECK(r.out.find("WRONG (expected") != std::string::npos);
+            CHECK(r.out.find("5/5 trials wrong") != std::string::npos);
+        }
+        CHECK(r.out.find("WRONG\n") == std::string::npos);  // no real variant failed
+    }
+}
+
+TEST_CASE("lab04 lockstep alone exits 1 on a CPU and --subgroup 1 makes it right") {
+    for (const auto &dev : test::dynamic_devices()) {
+        if (!dev.is_cpu()) continue;  // a GPU may well run it in lockstep
+        CAPTURE(dev.name);
+        auto r = run_lab(kLab, on(dev, "solutions", {"--variant", "lockstep"}));
+        CHECK(r.exit_code == 1);
+        CHECK(r.out.find("WRONG") != std::string::npos);
+        // Width 1: every level but the last has a barrier, and the last needs none.
+        r = run_lab(kLab, on(dev, "solutions", {"--variant", "lockstep", "--subgroup", "1"}));
+        CHECK(r.exit_code == 0);
+        CHECK(r.out.find("verified") != std::string::npos);
+    }
+}
+
+TEST_CASE("lab04 the starter's reduceBarrier fails on a CPU and the solution's passes") {
+    for (const auto &dev : test::dynamic_devices()) {
+        if (!dev.is_cpu()) continue;
+        CAPTURE(dev.name);
+        CHECK(run_lab(kLab, on(dev, "kernels", {"--variant", "barrier"})).exit_code == 1);
+        CHECK(run_lab(kLab, on(dev, "solutions", {"--variant", "barrier"})).exit_code == 0);
+    }
+}
+
+TEST_CASE("lab04 the subgroup variant runs where supported and is skipped with a reason elsewhere") {
+    for (const auto &dev : test::dynamic_devices()) {
+        CAPTURE(dev.name);
+        const SubgroupSupport sg = subgroup_support(dev.device);
+        if (sg.builtins) {
+            auto r = run_lab(kLab, on(dev, "solutions", {"--variant", "subgroup"}));
+            CAPTURE(r.out);
+            CAPTURE(r.err);
+            CHECK(r.exit_code == 0);
+            CHECK(r.out.find("reduceSubgroup  device") != std::string::npos);
+            CHECK(r.out.find("verified") != std::string::npos);
+            CHECK(r.out.find("sub-groups: " + sg.how) != std::string::npos);
+            r = run_lab(kLab, on(dev, "kernels", {"--variant", "subgroup"}));
+            CHECK(r.exit_code == 1);  // the starter's unfinished finish
+        } else {
+            const auto r = run_lab(kLab, on(dev, "solutions", {"--variant", "subgroup"}));
+            CAPTURE(r.err);
+            CHECK(r.exit_code == 2);
+            CHECK(test::line_count(r.err) == 1);
+            CHECK(r.err.find("cl_khr_subgroups") != std::string::npos);
+            const auto all = run_lab(kLab, on(dev, "solutions", {"--trials", "2"}));
+            CHECK(all.exit_code == 0);
+            CHECK(all.out.find("sub-groups: none") != std::string::npos);
+            CHECK(all.out.find("reduceSubgroup  skipped: " + sg.why_not) != std::string::npos);
+        }
+    }
+}
+
+TEST_CASE("lab04 prints each variant's median time and the ratio to reduceBarrier") {
+    // --subgroup 1 makes the lockstep kernel right everywhere, so its time is compared too.
+    const auto r = run_lab(kLab, {"--kernels", test::source("solutions"), "--subgroup", "1",
+                                  "--trials", "3", "--csv", "-"});
+    CAPTURE(r.out);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find("median ") != std::string::npos);
+    CHECK(r.out.find("time vs reduceBarrier (right answers only):  reduceLockstep ") !=
+          std::string::npos);
+    CHECK(r.out.find("variant,groups,wg,subgroup,trials,wrong_trials") != std::string::npos);
+    CHECK(r.out.find("\nlockstep,") != std::string::npos);
+    CHECK(r.out.find("\nbarrier,") != std::string::npos);
+}
+
+TEST_CASE("lab04 bad input exits 2 with one line naming the cause and the fix") {
+    check_usage_error({"--subgroup", "3"}, "--subgroup 32");
+    check_usage_error({"--subgroup", "512", "--wg", "256"}, "no larger than the work-group");
+    check_usage_error({"--wg", "100"}, "not a power of two");
+    check_usage_error({"-n", "128", "--wg", "256"}, "differ");
+    check_usage_error({"--variant", "warp"}, "unknown --variant 'warp'");
+    check_usage_error({"--kernels", "/no/such/folder"}, "04_subgroup_finish.cl");
+}
+
+}  // TEST_SUITE
+
+TEST_SUITE("race") {
+
+TEST_CASE("lab04 lockstep is caught on CPU devices and barrier and subgroup finishes are clean") {
+    for (const auto &dev : test::dynamic_devices()) {
+        CAPTURE(dev.name);
+        const std::string w32 = "-D SUBGROUP_SIZE=32";
+        const DotTrials lockstep = probe(dev, "solutions", "reduceLockstep", w32);
+        if (dev.is_cpu())
+            CHECK_FALSE(lockstep.clean());
+        else  // hardware behaviour, reported and not asserted
+            MESSAGE(dev.name << " ran the lockstep finish right in "
+                             << lockstep.trials - lockstep.wrong_trials << "/" << lockstep.trials
+                             << " trials");
+        // The same kernel with no level left unsynchronised is right everywhere.
+        CHECK(probe(dev, "solutions", "reduceLockstep", "-D SUBGROUP_SIZE=1").clean());
+        CHECK(probe(dev, "solutions", "reduceBarrier", w32).clean());
+        const SubgroupSupport sg = subgroup_support(dev.device);
+        if (!sg.builtins) continue;
+        const std::string with = w32 + " -D WITH_SUBGROUPS " + sg.build_options;
+        CHECK(probe(dev, "solutions", "reduceSubgroup", with).clean());
+        CHECK_FALSE(probe(dev, "kernels", "reduceSubgroup", with).clean());
+    }
+}
+
+}  // TEST_SUITE
+
+TEST_SUITE("oclgrind") {
+
+TEST_CASE("lab04 Oclgrind reports the lockstep finish as a race and the barrier finish clean") {
+    if (!test::have_oclgrind()) { MESSAGE("Oclgrind not installed: skipped"); return; }
+    const std::string folder = test::source("solutions");
+    const int add = test::line_of(folder + "/04_subgroup_finish.cl",
+                                  "lanes[id] += lanes[id + stride];");
+    REQUIRE(add > 0);
+    auto run = [&](std::vector<std::string> args) {
+        args.insert(args.end(), {"--kernels", folder, "--wg", "64"});
+        auto r = test::run_on_oclgrind(kLab, args);
+        CAPTURE(r.process.err);
+        REQUIRE_FALSE(r.process.timed_out);
+        REQUIRE(r.process.exit_code != 2);  // it built and ran
+        for (const auto &f : r.findings) MESSAGE(f.friendly());
+        return r;
+    };
+    CHECK(has_race(run({"--variant", "lockstep"}), "reduceLockstep", add));
+    CHECK(run({"--variant", "lockstep", "--subgroup", "1"}).findings.empty());
+    const auto clean = run({"--variant", "barrier"});
+    CHECK(clean.findings.empty());
+    CHECK(clean.process.exit_code == 0);
+}
+
+}  // TEST_SUITE
