@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Draws lab 05's slowdown against k from its CSV with gnuplot (handouts/plots/05_divergence.gp).
+#   scripts/plot_05_divergence.sh FILE.csv [OUT.png] [DEVICE NAME]
+# Make the CSV with: ./build/bin/lab05_divergence --csv FILE.csv
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ $# -lt 1 ] || [ ! -f "$1" ]; then
+  echo "usage: $0 FILE.csv [OUT.png] [DEVICE NAME]  (FILE.csv from lab05_divergence --csv)" >&2
+  exit 2
+fi
+if ! command -v gnuplot >/dev/null; then
+  echo "gnuplot is not installed: sudo apt-get install gnuplot-nox (Debian/Ubuntu), then run this again" >&2
+  exit 2
+fi
+csv=$1
+out=${2:-${csv%.csv}.png}
+device=${3:-this device}
+gnuplot -e "csv='$csv'; out='$out'; device='$device'" handouts/plots/05_divergence.gp
+echo "wrote $out"
