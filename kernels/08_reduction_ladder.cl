@@ -1,0 +1,127 @@
+// Lab 08 (starter): the reduction ladder. Seven kernels that all sum floats, each one step
+// closer to reading memory as fast as the device can.
+//
+// Contract (every rung): x holds n floats; group g writes the sum of its share into y[g]. The
+// host launches the same rung again over y until one value is left (a launch is the only
+// barrier between work-groups). scratch holds one float per work-item. The host builds this
+// file with -D WG=<work-group size> (a power of two), and with -D WITH_SUBGROUPS where the
+// device has sub-groups.
+//
+// v1 to v3 are written (the lecture's first three kernels). Your task: v4 to v7, marked TODO.
+// Each has the right arguments and an empty body, so the lab reports it as not written yet.
+// Run ./build/bin/lab08_reduction_ladder after each one (no rebuild needed): it checks every
+// rung against the host's sum and prints how close each comes to the copy bandwidth.
+
+// v1: interleaved addressing. At step s the work-items whose id is a multiple of 2s add their
+// neighbour s away. The `%` is slow, and the working items are spread thinly over every
+// warp, so each warp runs the add for a handful of its lanes (divergence).
+__kernel void reduce_v1_interleaved(__global const float *x, __global float *y, uint n,
+                                    __local float *scratch)
+{
+    const uint lid = get_local_id(0);
+    const uint wg = get_local_size(0);
+    const uint i = get_global_id(0);
+    scratch[lid] = i < n ? x[i] : 0.0f;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint s = 1; s < wg; s *= 2) {
+        if (lid % (2 * s) == 0)
+            scratch[lid] += scratch[lid + s];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0)
+        y[get_group_id(0)] = scratch[0];
+}
+
+// v2: the same pairs, but handed to the first work-items in order (index = 2*s*lid): whole
+// warps are either busy or idle. The addresses a warp touches are now 2s apart, so several of
+// them fall in the same local-memory bank and are served one after another (bank conflicts).
+__kernel void reduce_v2_strided(__global const float *x, __global float *y, uint n,
+                                __local float *scratch)
+{
+    const uint lid = get_local_id(0);
+    const uint wg = get_local_size(0);
+    const uint i = get_global_id(0);
+    scratch[lid] = i < n ? x[i] : 0.0f;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint s = 1; s < wg; s *= 2) {
+        const uint index = 2 * s * lid;
+        if (index < wg)
+            scratch[index] += scratch[index + s];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0)
+        y[get_group_id(0)] = scratch[0];
+}
+
+// v3: sequential addressing. The first half adds the second half into itself, then the first
+// quarter the second quarter, ...: neighbouring work-items touch neighbouring floats, with
+// no bank conflicts. But half the work-items only ever load one value.
+__kernel void reduce_v3_sequential(__global const float *x, __global float *y, uint n,
+                                   __local float *scratch)
+{
+    const uint lid = get_local_id(0);
+    const uint wg = get_local_size(0);
+    const uint i = get_global_id(0);
+    scratch[lid] = i < n ? x[i] : 0.0f;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint s = wg / 2; s > 0; s >>= 1) {
+        if (lid < s)
+            scratch[lid] += scratch[lid + s];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0)
+        y[get_group_id(0)] = scratch[0];
+}
+
+// v4: first add during load. A group covers 2*WG elements (from group * 2 * wg): work-item lid
+// loads x[i] and x[i + wg] (each only if below n), adds them, and then runs v3's tree.
+__kernel void reduce_v4_first_add(__global const float *x, __global float *y, uint n,
+                                  __local float *scratch)
+{
+    // TODO (about 14 lines): v3 with the two loads added before the first barrier.
+}
+
+// TODO (about 30 lines): a function the next three kernels end with,
+//     void finish_group(float p, __global float *y, __local float *scratch)
+// every work-item holds p; the group's sum goes to y[get_group_id(0)]. Write it twice:
+//   #ifdef WITH_SUBGROUPS (the host defines it where the device has sub-groups; put
+//     "#pragma OPENCL EXTENSION cl_khr_subgroups : enable" inside, under #ifdef cl_khr_subgroups):
+//     sub_group_reduce_add(p) gives each sub-group's sum with no barrier; the first work-item
+//     of each sub-group stores it in scratch[get_sub_group_id()]; one barrier; then sub-group 0
+//     adds those get_num_sub_groups() values (a loop, then sub_group_reduce_add again).
+//   #else: v3's tree, but over the compile-time constant WG, so the compiler can unroll it.
+//     Keep every barrier: dropping the last ones trusts warps to run in lockstep, which
+//     OpenCL never promises.
+
+// v5: v4's load, then finish_group.
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void reduce_v5_unrolled(__global const float *x, __global float *y, uint n,
+                        __local float *scratch)
+{
+    // TODO (about 6 lines).
+}
+
+// v6: a fixed number of groups (a few per compute unit); each work-item adds many elements,
+// then finish_group. Work-item gid adds x[gid*spread + k*step] for k = 0, 1, ... while the index
+// is below both gid*spread + span and n. The host picks the layout:
+//   interleaved (GPU): spread 1, step = work-items in the launch, span n. Neighbouring
+//     work-items read neighbouring floats at the same time: coalesced loads.
+//   blocked (CPU): spread = span = elements per work-item, step 1. A CPU runs a group's
+//     work-items one after another, so each should stream through its own contiguous block.
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void reduce_v6_grid_stride(__global const float *x, __global float *y, uint n, uint spread,
+                           uint step, uint span, __local float *scratch)
+{
+    // TODO (about 6 lines).
+}
+
+// v7: v6 over float4: view x as (__global const float4 *). spread, step and span count
+// float4s, and there are n / 4 whole ones. Keep two float4 running sums (two loads in flight
+// per work-item), add their four lanes at the end, and let work-item 0 also add the 0 to 3
+// floats past the last whole float4. Then finish_group.
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void reduce_v7_float4(__global const float *x, __global float *y, uint n, uint spread,
+                      uint step, uint span, __local float *scratch)
+{
+    // TODO (about 18 lines).
+}

@@ -1,0 +1,192 @@
+// Lab 08 (solution): the reduction ladder. Seven kernels that all sum floats, each one step
+// closer to reading memory as fast as the device can.
+//
+// Contract (every rung): x holds n floats; group g writes the sum of its share into y[g]. The
+// host launches the same rung again over y until one value is left (a launch is the only
+// barrier between work-groups). scratch holds one float per work-item. The host builds this
+// file with -D WG=<work-group size> (a power of two), and with -D WITH_SUBGROUPS where the
+// device has sub-groups.
+
+// v1: interleaved addressing. At step s the work-items whose id is a multiple of 2s add their
+// neighbour s away. The `%` is slow, and the working items are spread thinly over every
+// warp, so each warp runs the add for a handful of its lanes (divergence).
+__kernel void reduce_v1_interleaved(__global const float *x, __global float *y, uint n,
+                                    __local float *scratch)
+{
+    const uint lid = get_local_id(0);
+    const uint wg = get_local_size(0);
+    const uint i = get_global_id(0);
+    scratch[lid] = i < n ? x[i] : 0.0f;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint s = 1; s < wg; s *= 2) {
+        if (lid % (2 * s) == 0)
+            scratch[lid] += scratch[lid + s];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0)
+        y[get_group_id(0)] = scratch[0];
+}
+
+// v2: the same pairs, but handed to the first work-items in order (index = 2*s*lid): whole
+// warps are either busy or idle. The addresses a warp touches are now 2s apart, so several of
+// them fall in the same local-memory bank and are served one after another (bank conflicts).
+__kernel void reduce_v2_strided(__global const float *x, __global float *y, uint n,
+                                __local float *scratch)
+{
+    const uint lid = get_local_id(0);
+    const uint wg = get_local_size(0);
+    const uint i = get_global_id(0);
+    scratch[lid] = i < n ? x[i] : 0.0f;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint s = 1; s < wg; s *= 2) {
+        const uint index = 2 * s * lid;
+        if (index < wg)
+            scratch[index] += scratch[index + s];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0)
+        y[get_group_id(0)] = scratch[0];
+}
+
+// v3: sequential addressing. The first half adds the second half into itself, then the first
+// quarter the second quarter, ...: neighbouring work-items touch neighbouring floats, with
+// no bank conflicts. But half the work-items only ever load one value.
+__kernel void reduce_v3_sequential(__global const float *x, __global float *y, uint n,
+                                   __local float *scratch)
+{
+    const uint lid = get_local_id(0);
+    const uint wg = get_local_size(0);
+    const uint i = get_global_id(0);
+    scratch[lid] = i < n ? x[i] : 0.0f;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint s = wg / 2; s > 0; s >>= 1) {
+        if (lid < s)
+            scratch[lid] += scratch[lid + s];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0)
+        y[get_group_id(0)] = scratch[0];
+}
+
+// v4: first add during load. A group covers 2*WG elements; each work-item adds its two
+// before the tree, so half as many groups do the same job and no work-item idles at step 1.
+__kernel void reduce_v4_first_add(__global const float *x, __global float *y, uint n,
+                                  __local float *scratch)
+{
+    const uint lid = get_local_id(0);
+    const uint wg = get_local_size(0);
+    const uint i = get_group_id(0) * 2 * wg + lid;
+    float p = i < n ? x[i] : 0.0f;
+    if (i + wg < n)
+        p += x[i + wg];
+    scratch[lid] = p;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint s = wg / 2; s > 0; s >>= 1) {
+        if (lid < s)
+            scratch[lid] += scratch[lid + s];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0)
+        y[get_group_id(0)] = scratch[0];
+}
+
+// The end of v5, v6 and v7: every work-item holds p; the group's sum goes to y[group].
+#ifdef WITH_SUBGROUPS
+#ifdef cl_khr_subgroups
+#pragma OPENCL EXTENSION cl_khr_subgroups : enable
+#endif
+// The hardware adds within a sub-group (a warp, or a CPU's SIMD lanes) with no barrier; one
+// barrier hands the sub-group sums to the first sub-group, which adds them the same way.
+void finish_group(float p, __global float *y, __local float *scratch)
+{
+    const float mine = sub_group_reduce_add(p);
+    if (get_sub_group_local_id() == 0)
+        scratch[get_sub_group_id()] = mine;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (get_sub_group_id() == 0) {  // the same for a whole sub-group: all of it calls below
+        float t = 0.0f;
+        for (uint k = get_sub_group_local_id(); k < get_num_sub_groups(); k += get_sub_group_size())
+            t += scratch[k];
+        t = sub_group_reduce_add(t);
+        if (get_sub_group_local_id() == 0)
+            y[get_group_id(0)] = t;
+    }
+}
+#else
+// No sub-groups: WG is a compile-time constant, so the compiler unrolls the whole tree (no
+// loop counter, no test of s). Every step keeps its barrier: without one, the last steps
+// would trust warps to run in lockstep, which OpenCL does not promise.
+void finish_group(float p, __global float *y, __local float *scratch)
+{
+    const uint lid = get_local_id(0);
+    scratch[lid] = p;
+    barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+    for (uint s = WG / 2; s > 0; s >>= 1) {
+        if (lid < s)
+            scratch[lid] += scratch[lid + s];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0)
+        y[get_group_id(0)] = scratch[0];
+}
+#endif
+
+// v5: v4's load, then the last steps unrolled (or done by sub-groups).
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void reduce_v5_unrolled(__global const float *x, __global float *y, uint n,
+                        __local float *scratch)
+{
+    const uint lid = get_local_id(0);
+    const uint i = get_group_id(0) * 2 * WG + lid;
+    float p = i < n ? x[i] : 0.0f;
+    if (i + WG < n)
+        p += x[i + WG];
+    finish_group(p, y, scratch);
+}
+
+// v6: a fixed number of groups (a few per compute unit), each work-item adding many
+// elements before the tree. Work-item gid adds x[gid*spread + k*step] for k = 0, 1, ... up to
+// index gid*spread + span (and n). The host picks the layout:
+//   interleaved (GPU): spread 1, step = work-items in the launch, span n. Neighbouring
+//     work-items read neighbouring floats at the same time: coalesced loads.
+//   blocked (CPU): spread = span = elements per work-item, step 1. A CPU runs a group's
+//     work-items one after another, so each should stream through its own contiguous block.
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void reduce_v6_grid_stride(__global const float *x, __global float *y, uint n, uint spread,
+                           uint step, uint span, __local float *scratch)
+{
+    const uint first = get_global_id(0) * spread;
+    const uint end = min(n, first + span);
+    float p = 0.0f;
+    for (uint i = first; i < end; i += step)
+        p += x[i];
+    finish_group(p, y, scratch);
+}
+
+// v7: v6 over float4 (16-byte loads, a quarter as many load instructions), with two running
+// sums so that two loads are in flight per work-item. spread, step and span count float4s;
+// the 0-3 floats past the last whole float4 go to work-item 0.
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void reduce_v7_float4(__global const float *x, __global float *y, uint n, uint spread,
+                      uint step, uint span, __local float *scratch)
+{
+    __global const float4 *x4 = (__global const float4 *)x;
+    const uint quads = n / 4;
+    const uint first = get_global_id(0) * spread;
+    const uint end = min(quads, first + span);
+    float4 a = (float4)(0.0f), b = (float4)(0.0f);
+    uint i = first;
+    for (; i + step < end; i += 2 * step) {
+        a += x4[i];
+        b += x4[i + step];
+    }
+    if (i < end)
+        a += x4[i];
+    a += b;
+    float p = (a.x + a.y) + (a.z + a.w);
+    if (get_global_id(0) == 0)
+        for (uint t = 4 * quads; t < n; ++t)
+            p += x[t];
+    finish_group(p, y, scratch);
+}

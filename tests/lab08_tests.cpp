@@ -1,0 +1,232 @@
+// lab08_reduction_ladder: the bandwidth arithmetic, the copy probe and the host peer on their
+// own; every rung right for awkward sizes on every device; the starter's unwritten rungs
+// reported. Nothing here asserts a speed.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <unistd.h>
+
+#include "support.hpp"
+#include "synclab/bandwidth.hpp"
+#include "synclab/reference.hpp"
+
+namespace fs = std::filesystem;
+using namespace synclab;
+
+static const std::string kLab = "lab08_reduction_ladder";
+static const char *kRungNames[] = {"v1", "v2", "v3", "v4", "v5", "v6", "v7"};
+
+// The table row of one rung ("v3   reduce_v3_sequential ... verified"), or "".
+static std::string rung_row(const std::string &out, const std::string &rung) {
+    std::istringstream in(out);
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind(rung + " ", 0) == 0) return line;
+    return "";
+}
+
+static bool ends_with(const std::string &s, const std::string &tail) {
+    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+static double host_sum(const std::vector<float> &x, double *abs_sum) {
+    double s = 0, a = 0;
+    for (float v : x) s += v, a += std::fabs(v);
+    *abs_sum = a;
+    return s;
+}
+
+TEST_SUITE("unit") {
+
+TEST_CASE("lab08 bandwidth arithmetic counts the bytes read and copied") {
+    CHECK(reduce_bytes(1) == 4);
+    CHECK(reduce_bytes(1000) == 4000);
+    CHECK(copy_bytes(1000) == 8000);
+    // 2^30 floats: 4 GiB read, 8 GiB copied, no 32-bit overflow.
+    CHECK(reduce_bytes(std::size_t(1) << 30) == (std::uint64_t(1) << 32));
+    CHECK(copy_bytes(std::size_t(1) << 30) == (std::uint64_t(1) << 33));
+    // 4 * 10^9 bytes in 1000 ms is 4 GB/s; 8000 bytes in 1 microsecond is 8 GB/s.
+    CHECK(gb_per_s(4000000000ull, 1000.0) == doctest::Approx(4.0));
+    CHECK(gb_per_s(8000, 0.001) == doctest::Approx(8.0));
+    CHECK(gb_per_s(8000, 0.0) == 0.0);
+    CHECK(gb_per_s(8000, -1.0) == 0.0);
+    CHECK(percent_of(45.0, 50.0) == doctest::Approx(90.0));
+    CHECK(percent_of(120.0, 100.0) == doctest::Approx(120.0));
+    CHECK(percent_of(1.0, 0.0) == 0.0);
+    // A reduction reading n floats in the time a copy of n floats takes runs at 50% of it.
+    const std::size_t n = 1 << 20;
+    CHECK(percent_of(gb_per_s(reduce_bytes(n), 2.0), gb_per_s(copy_bytes(n), 2.0)) ==
+          doctest::Approx(50.0));
+}
+
+TEST_CASE("lab08 copy probe copies every float and counts two bytes moved per byte read") {
+    std::mt19937_64 rng(8);
+    for (const auto &d : test::dynamic_devices()) {
+        CAPTURE(d.name);
+        Env env(d);
+        for (std::size_t n : {std::size_t(1), std::size_t(1000003)}) {
+            CAPTURE(n);
+            const auto x = uniform(n, rng);
+            cl::Buffer src(env.context, CL_MEM_READ_ONLY, n * sizeof(float));
+            env.queue.enqueueWriteBuffer(src, CL_TRUE, 0, n * sizeof(float), x.data());
+            const CopyProbe p = measure_copy(env, x, src, 2);
+            CHECK(p.verified);
+            CHECK(p.n == n);
+            CHECK(p.bytes == 8 * n);
+            CHECK(p.trials == 2);
+            CHECK(p.ms > 0);
+            CHECK(p.gbps == doctest::Approx(gb_per_s(p.bytes, p.ms)));
+            // The check is real: a copy compared with different data is not verified.
+            auto other = x;
+            other[n / 2] += 1.0f;
+            CHECK_FALSE(measure_copy(env, other, src, 1).verified);
+        }
+    }
+}
+
+TEST_CASE("lab08 host peer matches the double sum for awkward sizes and thread counts") {
+    std::mt19937_64 rng(80);
+    for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(31), std::size_t(33),
+                          std::size_t(1000003)}) {
+        const auto x = uniform(n, rng);
+        double abs_sum = 0;
+        const double want = host_sum(x, &abs_sum);
+        for (unsigned threads : {1u, 3u, 0u}) {
+            CAPTURE(n);
+            CAPTURE(threads);
+            const double got = host_parallel_sum(x, threads);
+            CHECK(close(got, want, tolerance(n, abs_sum, host_serial(n, threads))));
+        }
+        if (n > 100) {
+            // A peer that lost one thread's chunk would be caught.
+            std::vector<float> half(x.begin(), x.begin() + n / 2);
+            CHECK_FALSE(close(host_parallel_sum(half, 2), want,
+                              tolerance(n, abs_sum, host_serial(n, 2))));
+        }
+    }
+    const std::vector<float> x(4096, 0.5f);
+    const HostPeer p = time_host_sum(x, 3, 2);
+    CHECK(p.threads == 2);
+    CHECK(p.value == 2048.0);
+    CHECK(p.ms > 0);
+    CHECK(p.gbps == doctest::Approx(gb_per_s(reduce_bytes(x.size()), p.ms)));
+}
+
+}  // TEST_SUITE unit
+
+TEST_SUITE("lab") {
+
+TEST_CASE("lab08 solution: every rung verified for awkward n on every device") {
+    // 1; a non-power-of-two that is not a multiple of the work-group; more than 2^24.
+    const std::vector<std::string> sizes{"1", "1000", "1000003", std::to_string((1 << 24) + 13)};
+    for (const auto &d : test::dynamic_devices()) {
+        for (const auto &n : sizes) {
+            std::vector<std::vector<std::string>> runs{{}};
+            if (n == "1000003") runs = {{"--layout", "interleaved"}, {"--layout", "blocked", "--wg", "64"}};
+            for (const auto &extra : runs) {
+                std::vector<std::string> args{"--device", d.spec(), "--kernels",
+                                              test::source("solutions"), "-n", n, "--trials", "1",
+                                              "--seed", "8"};
+                args.insert(args.end(), extra.begin(), extra.end());
+                const auto r = test::run_lab(kLab, args);
+                CAPTURE(d.name);
+                CAPTURE(n);
+                CAPTURE(r.out);
+                CAPTURE(r.err);
+                CHECK(r.exit_code == 0);
+                for (const char *rung : kRungNames) {
+                    CAPTURE(rung);
+                    CHECK(ends_with(rung_row(r.out, rung), "verified"));
+                }
+                CHECK(r.out.find("bound: copy kernel") != std::string::npos);
+                CHECK((r.out.find("host peer:") != std::string::npos) == d.is_cpu());
+            }
+        }
+    }
+}
+
+TEST_CASE("lab08 starter: v1 to v3 verified and the TODO rungs reported not written with exit 1") {
+    for (const auto &d : test::dynamic_devices()) {
+        const auto r = test::run_lab(kLab, {"--device", d.spec(), "-n", "5000", "--trials", "1"},
+                                     {{"SYNCLAB_KERNELS", ""}});
+        CAPTURE(d.name);
+        CAPTURE(r.out);
+        CHECK(r.exit_code == 1);
+        for (const char *rung : {"v1", "v2", "v3"}) CHECK(ends_with(rung_row(r.out, rung), "verified"));
+        for (const char *rung : {"v4", "v5", "v6", "v7"}) {
+            CAPTURE(rung);
+            CHECK(rung_row(r.out, rung).find("WRONG: no result") != std::string::npos);
+            CHECK(rung_row(r.out, rung).find("not written yet") != std::string::npos);
+        }
+    }
+}
+
+TEST_CASE("lab08 a rung that drops elements is WRONG with its value and exit 1") {
+    // The solution with v4's second load left out: every group misses half its elements.
+    const fs::path dir = fs::temp_directory_path() / ("synclab-lab08-" + std::to_string(getpid()));
+    fs::create_directories(dir);
+    std::ifstream in(test::source("solutions/08_reduction_ladder.cl"));
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string src = text.str();
+    const std::string load = "        p += x[i + wg];";
+    REQUIRE(src.find(load) != std::string::npos);
+    src.replace(src.find(load), load.size(), "        p += 0.0f;");
+    std::ofstream(dir / "08_reduction_ladder.cl") << src;
+    const auto r = test::run_lab(kLab, {"--kernels", dir.string(), "-n", "100000", "--trials", "1"});
+    CAPTURE(r.out);
+    CHECK(r.exit_code == 1);
+    CHECK(rung_row(r.out, "v4").find("WRONG: ") != std::string::npos);
+    CHECK(rung_row(r.out, "v4").find("want") != std::string::npos);
+    CHECK(ends_with(rung_row(r.out, "v3"), "verified"));
+    CHECK(ends_with(rung_row(r.out, "v5"), "verified"));
+    // Alone, the intact rungs pass.
+    CHECK(test::run_lab(kLab, {"--kernels", dir.string(), "-n", "100000", "--trials", "1",
+                               "--variant", "v5"}).exit_code == 0);
+    fs::remove_all(dir);
+}
+
+TEST_CASE("lab08 bad input exits 2 with one line naming the fix") {
+    const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
+        {{"--wg", "100"}, "not a power of two"},
+        {{"--layout", "diagonal"}, "unknown --layout 'diagonal'"},
+        {{"-n", "4294967296"}, "or less"},
+        {{"--per-cu", "0"}, "--per-cu"},
+        {{"--variant", "v8"}, "unknown --variant 'v8'"},
+    };
+    for (const auto &[args, says] : cases) {
+        auto a = args;
+        a.insert(a.end(), {"--kernels", test::source("solutions")});
+        const auto r = test::run_lab(kLab, a);
+        CAPTURE(r.err);
+        CHECK(r.exit_code == 2);
+        CHECK(r.out.empty());
+        CHECK(test::line_count(r.err) == 1);
+        CHECK(r.err.find(says) != std::string::npos);
+    }
+}
+
+TEST_CASE("lab08 --csv writes one row per rung beside the copy bandwidth") {
+    const auto csv = fs::temp_directory_path() / ("synclab-lab08-" + std::to_string(getpid()) + ".csv");
+    const auto r = test::run_lab(kLab, {"--kernels", test::source("solutions"), "-n", "100000",
+                                        "--trials", "2", "--csv", csv.string()});
+    CHECK(r.exit_code == 0);
+    std::ifstream in(csv);
+    std::string line;
+    std::getline(in, line);
+    CHECK(line.rfind("rung,kernel,device,n,wg,passes,groups,layout,trials,median_ms,gbps,"
+                     "copy_gbps,pct_of_copy", 0) == 0);
+    int rows = 0;
+    for (; std::getline(in, line); ++rows) {
+        CAPTURE(line);
+        CHECK(line.rfind(kRungNames[rows], 0) == 0);
+        CHECK(ends_with(line, ",yes"));
+    }
+    CHECK(rows == 7);
+    fs::remove(csv);
+}
+
+}  // TEST_SUITE lab
