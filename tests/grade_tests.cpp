@@ -1,0 +1,409 @@
+// synclab-grade: every fixture graded into the right class, the solutions passing, the starter
+// failing only its TODO, and a class of 50 graded in isolation with an incremental gradebook.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <spawn.h>
+#include <sstream>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+#include "support.hpp"
+
+extern char **environ;
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kGrader = "synclab-grade";
+
+// A temporary folder, removed with everything in it.
+struct TempDir {
+    fs::path path;
+    TempDir() {
+        static int counter = 0;
+        path = fs::temp_directory_path() /
+               ("synclab-grade-test-" + std::to_string(getpid()) + "-" + std::to_string(++counter));
+        fs::remove_all(path);
+        fs::create_directories(path);
+    }
+    ~TempDir() {
+        std::error_code ec;
+        fs::remove_all(path, ec);
+    }
+    std::string operator/(const std::string &rel) const { return (path / rel).string(); }
+};
+
+synclab::ProcessResult grade(const std::vector<std::string> &args, double timeout_s = 170) {
+    std::vector<std::string> argv{test::lab(kGrader)};
+    argv.insert(argv.end(), args.begin(), args.end());
+    synclab::ProcessLimits limits;
+    limits.timeout_s = timeout_s;
+    return synclab::run_process(argv, {{"SYNCLAB_KERNELS", ""}}, limits);
+}
+
+struct Row {
+    std::string student, lab, grade, kind, reason;
+};
+
+std::vector<std::string> split_csv(const std::string &line) {
+    std::vector<std::string> f(1);
+    bool quoted = false;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        const char c = line[i];
+        if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') { f.back() += '"'; ++i; }
+        else if (c == '"') quoted = !quoted;
+        else if (c == ',' && !quoted) f.emplace_back();
+        else f.back() += c;
+    }
+    return f;
+}
+
+std::string read_file(const std::string &path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+std::vector<Row> read_gradebook(const std::string &path) {
+    std::istringstream in(read_file(path));
+    std::string line;
+    std::getline(in, line);
+    REQUIRE(line == "student,lab,grade,kind,reason,seconds");
+    std::vector<Row> rows;
+    while (std::getline(in, line)) {
+        const auto f = split_csv(line);
+        REQUIRE(f.size() == 6);
+        rows.push_back({f[0], f[1], f[2], f[3], f[4]});
+    }
+    return rows;
+}
+
+std::map<std::string, Row> by_student(const std::vector<Row> &rows) {
+    std::map<std::string, Row> m;
+    for (const auto &r : rows) {
+        CHECK_MESSAGE(!m.count(r.student), "graded twice: " << r.student);
+        m[r.student] = r;
+    }
+    return m;
+}
+
+// name -> size, for "nothing was written into the submission".
+std::map<std::string, std::uintmax_t> listing(const std::string &dir) {
+    std::map<std::string, std::uintmax_t> out;
+    for (const auto &e : fs::recursive_directory_iterator(dir))
+        out[e.path().string()] = e.is_regular_file() ? e.file_size() : 0;
+    return out;
+}
+
+bool contains(const std::string &text, const std::string &needle) {
+    return text.find(needle) != std::string::npos;
+}
+
+void copy_fixture(const std::string &fixture, const fs::path &to) {
+    fs::create_directories(to);
+    fs::copy_file(test::source("tests/fixtures/grade/" + fixture + "/01_workgroup_reduce.cl"),
+                  to / "01_workgroup_reduce.cl");
+}
+
+int rows_in(const std::string &csv) {
+    const std::string text = read_file(csv);
+    int n = 0;
+    for (char c : text) n += c == '\n';
+    return n - 1;  // the header
+}
+
+// Any process still running with `needle` in its command line.
+bool running_with(const std::string &needle) {
+    for (const auto &e : fs::directory_iterator("/proc")) {
+        const std::string name = e.path().filename().string();
+        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+        std::string cmd = read_file((e.path() / "cmdline").string());
+        for (char &c : cmd)
+            if (c == 0) c = ' ';
+        if (contains(cmd, needle) && std::to_string(getpid()) != name) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+TEST_SUITE("grade") {
+
+TEST_CASE("the grader puts every grading fixture in its class and leaves the folder untouched") {
+    // Expected grade and kind of each fixture in tests/fixtures/grade/ (each one a student).
+    // A failure that only Oclgrind can see passes without it: that is said, not hidden.
+    struct Expect {
+        std::set<std::string> kinds;  // with Oclgrind
+        bool oclgrind_only;           // passes on a CPU device alone
+        std::string in_reason;        // with Oclgrind
+    };
+    const std::map<std::string, Expect> expected{
+        {"correct_for_loop", {{"pass"}, false, ""}},
+        {"correct_interleaved", {{"pass"}, false, ""}},
+        {"correct_private_sum", {{"pass"}, false, ""}},
+        {"missing_loop_barrier", {{"wrong-answer", "data-race"}, false, "data race"}},
+        {"missing_first_barrier", {{"data-race", "wrong-answer"}, true, "data race"}},
+        {"barrier_in_if", {{"barrier-divergence"}, true, "barrier divergence"}},
+        {"lockstep_finish", {{"wrong-answer", "data-race"}, false, "data race"}},
+        {"constant_answer", {{"wrong-answer"}, false, "WRONG"}},
+        {"compile_error", {{"compile-error"}, false, "01_workgroup_reduce.cl:11:"}},
+        {"infinite_loop", {{"timeout"}, false, "timed out after 10 s"}},
+        {"out_of_bounds_write", {{"out-of-bounds"}, true, "out-of-bounds access"}},
+        {"all_items_write", {{"data-race"}, true, "writes global memory"}},
+        {"wild_write", {{"crash", "out-of-bounds"}, false, "SIGSEGV"}},
+    };
+    const std::string folder = test::source("tests/fixtures/grade");
+    const auto before = listing(folder);
+    TempDir out;
+    const auto r = grade({"--class", folder, "--labs", "01", "--timeout", "10", "--seed", "7", "--csv",
+                          out / "gradebook.csv", "--junit", out / "junit"});
+    CAPTURE(r.out);
+    CAPTURE(r.err);
+    REQUIRE_FALSE(r.timed_out);
+    REQUIRE(r.exited);
+    CHECK(r.exit_code == 1);  // some fixtures fail
+    const auto rows = by_student(read_gradebook(out / "gradebook.csv"));
+    CHECK(rows.size() == expected.size());
+    const bool oclgrind = test::have_oclgrind();
+    for (const auto &[name, want] : expected) {
+        CAPTURE(name);
+        REQUIRE(rows.count(name));
+        const Row &row = rows.at(name);
+        CAPTURE(row.reason);
+        CHECK(row.lab == "01");
+        if (!oclgrind && want.oclgrind_only) {
+            MESSAGE(name << " is only caught by Oclgrind, which is not installed: " << row.kind);
+            continue;
+        }
+        CHECK(want.kinds.count(row.kind) == 1);
+        CHECK(row.grade == (row.kind == "pass" ? "pass" : "fail"));
+        if (!want.in_reason.empty() && (oclgrind || want.in_reason == "SIGSEGV" ||
+                                        !want.oclgrind_only))
+            CHECK(contains(row.reason, want.in_reason));
+        CHECK(contains(read_file(out / ("junit/" + name + ".xml")),
+                       row.kind == "pass" ? "failures=\"0\"" : "<failure type=\"" + row.kind));
+    }
+    if (oclgrind) {  // the Oclgrind finding also explains the CPU's wrong answers
+        CHECK(contains(rows.at("missing_loop_barrier").reason, "01_workgroup_reduce.cl:"));
+        CHECK(contains(rows.at("wild_write").reason, "out-of-bounds"));
+    }
+    CHECK(contains(r.out, "FAIL timeout"));
+    CHECK(listing(folder) == before);
+}
+
+TEST_CASE("grading the solutions passes every gradable lab") {
+    TempDir out;
+    const auto r = grade({"--kernels", test::source("solutions"), "--timeout", "30", "--csv",
+                          out / "g.csv", "--junit", out / "junit"});
+    CAPTURE(r.out);
+    CAPTURE(r.err);
+    CHECK(r.exit_code == 0);
+    const auto rows = read_gradebook(out / "g.csv");
+    REQUIRE_FALSE(rows.empty());
+    bool lab01 = false;
+    for (const auto &row : rows) {
+        CAPTURE(row.reason);
+        CHECK(row.grade == "pass");
+        lab01 |= row.lab == "01";
+    }
+    CHECK(lab01);
+    if (test::have_oclgrind()) CHECK(contains(rows.front().reason, "Oclgrind: no findings"));
+    CHECK(contains(read_file(out / "junit/solutions.xml"), "failures=\"0\""));
+}
+
+TEST_CASE("grading the starter fails lab 01 on its TODO kernel and not by a crash or a build error") {
+    TempDir out;
+    const auto r = grade({"--kernels", test::source("kernels"), "--timeout", "30", "--csv",
+                          out / "g.csv", "--junit", out / "junit"});
+    CAPTURE(r.out);
+    CAPTURE(r.err);
+    CHECK(r.exit_code == 1);
+    bool lab01 = false;
+    for (const auto &row : read_gradebook(out / "g.csv")) {
+        CAPTURE(row.lab);
+        CAPTURE(row.reason);
+        // Every starter builds and runs; its unfinished parts give wrong answers or races.
+        CHECK(row.kind != "compile-error");
+        CHECK(row.kind != "crash");
+        CHECK(row.kind != "timeout");
+        CHECK(row.kind != "error");
+        CHECK(row.kind != "missing");
+        // Each starter fails on the kernels its TODOs leave unfinished, and only on those.
+        static const std::map<std::string, std::string> todo{
+            {"02", "dotPartials"},
+            {"03", "multi-kernel"},  // reducePartials, run by the multi-kernel path
+            {"04", "reduceBarrier"},
+            {"05", "failed variants: evenodd kway expensive"},
+            {"08", "failed variants: v4 v5 v6 v7"}};
+        if (todo.count(row.lab)) {
+            CHECK(row.grade == "fail");
+            CHECK(contains(row.reason, todo.at(row.lab)));
+        }
+        if (row.lab != "01") continue;
+        lab01 = true;
+        CHECK(row.grade == "fail");
+        CHECK((row.kind == "wrong-answer" || row.kind == "data-race"));
+        CHECK(contains(row.reason, "reduceWithSync"));
+        CHECK_FALSE(contains(row.reason, "reduceNoSync"));  // the demonstration is not graded
+    }
+    CHECK(lab01);
+}
+
+TEST_CASE("a class of 50 is graded in isolation and an interrupted gradebook resumes") {
+    // Each generated student: a fixture copy, an empty folder (missing) or one nested in kernels/.
+    const std::vector<std::pair<std::string, std::string>> kinds{
+        {"correct_for_loop", "pass"},        {"constant_answer", "wrong-answer"},
+        {"correct_interleaved", "pass"},     {"wild_write", "crash"},
+        {"correct_private_sum", "pass"},     {"compile_error", "compile-error"},
+        {"", "missing"},                     {"missing_loop_barrier", "wrong-answer"},
+        {"nested", "pass"}};
+    TempDir dir;
+    const fs::path klass = dir.path / "class";
+    std::map<std::string, std::string> want;
+    for (int i = 0; i < 50; ++i) {
+        char name[8];
+        std::snprintf(name, sizeof name, "s%02d", i);
+        const fs::path to = klass / name;
+        fs::create_directories(to);
+        // s25 hangs: the first run is interrupted while it runs, the second times it out.
+        const auto &[fixture, kind] =
+            i == 25 ? std::pair<std::string, std::string>{"infinite_loop", "timeout"}
+                    : kinds[i % kinds.size()];
+        if (fixture == "nested") copy_fixture("correct_for_loop", to / "kernels");
+        else if (!fixture.empty()) copy_fixture(fixture, to);
+        want[name] = kind;
+    }
+    const std::string csv = dir / "out/gradebook.csv", junit = dir / "out/junit",
+                      log = dir / "grader.log";
+
+    // Run 1: interrupted (SIGINT, as Ctrl-C) while s25 hangs.
+    std::vector<std::string> args{test::lab(kGrader), "--class", klass.string(), "--labs", "01", "--quick",
+                                  "--timeout", "120", "--seed", "11", "--csv", csv,
+                                  "--junit", junit};
+    std::vector<char *> argv;
+    for (auto &a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    pid_t pid = 0;
+    REQUIRE(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ) == 0);
+    posix_spawn_file_actions_destroy(&actions);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(150);
+    while (std::chrono::steady_clock::now() < deadline &&
+           (!fs::exists(csv) || rows_in(csv) < 25) && waitpid(pid, nullptr, WNOHANG) == 0)
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));  // now in s25's endless run
+    kill(pid, SIGINT);
+    int status = 0;
+    for (int i = 0; i < 300 && waitpid(pid, &status, WNOHANG) == 0; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (waitpid(pid, &status, WNOHANG) == 0) {  // never leave it behind
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+        FAIL("the grader did not stop on SIGINT");
+    }
+    const std::string first_log = read_file(log);
+    CAPTURE(first_log);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 128 + SIGINT);
+    CHECK(contains(first_log, "--resume"));
+    CHECK(rows_in(csv) == 25);  // s00..s24, each flushed as it was graded
+    const auto first = by_student(read_gradebook(csv));
+    for (const auto &[name, row] : first) {
+        CAPTURE(name);
+        CHECK(name < "s25");
+        CHECK(row.kind == want[name]);  // s03's crash and s05's build error stopped nobody
+    }
+    CHECK_FALSE(running_with(klass.string()));  // the hanging child was killed with it
+    CHECK(fs::exists(junit + "/s24.xml"));
+    CHECK_FALSE(fs::exists(junit + "/s25.xml"));
+
+    // A row cut short by a kill is dropped and graded again.
+    const std::string kept = read_file(csv);
+    { std::ofstream(csv, std::ios::app) << "s25,01,pa"; }
+
+    // Run 2: --resume grades only the rest; s25 now times out, and the students after it go on.
+    const auto r = grade({"--class", klass.string(), "--labs", "01", "--quick", "--timeout", "4", "--seed", "11",
+                          "--csv", csv, "--junit", junit, "--resume"});
+    CAPTURE(r.out);
+    CAPTURE(r.err);
+    CHECK(r.exit_code == 1);
+    const std::string all = read_file(csv);
+    CHECK(all.compare(0, kept.size(), kept) == 0);  // the finished rows kept as they were
+    int kept_lines = 0;
+    for (std::size_t at = 0; (at = r.out.find("(kept from the gradebook)", at)) != std::string::npos; ++at)
+        ++kept_lines;
+    CHECK(kept_lines == 25);
+    const auto rows = by_student(read_gradebook(csv));
+    CHECK(rows.size() == 50);
+    for (const auto &[name, kind] : want) {
+        CAPTURE(name);
+        REQUIRE(rows.count(name));
+        CHECK(rows.at(name).kind == kind);
+        CHECK(fs::exists(junit + "/" + name + ".xml"));
+    }
+    CHECK(contains(rows.at("s25").reason, "timed out after 4 s"));
+    CHECK(contains(rows.at("s03").reason, "SIGSEGV"));
+}
+
+TEST_CASE("the grader refuses bad use in one line with exit 2") {
+    TempDir out;
+    const std::string sub = test::source("tests/fixtures/grade/correct_for_loop");
+    const std::vector<std::vector<std::string>> bad{
+        {},                                                           // neither mode
+        {"--kernels", sub, "--class", test::source("tests/fixtures/grade")},
+        {"--kernels", sub, "--labs", "99"},
+        {"--kernels", out / "absent"},
+        {"--kernels", sub, "--timeout", "0"},
+        {"--kernels", sub, "--csv", sub + "/gradebook.csv"},          // into the submission
+        {"--kernels", sub, "--bogus"},
+    };
+    for (const auto &args : bad) {
+        std::vector<std::string> all = args;
+        if (std::find(all.begin(), all.end(), "--csv") == all.end())
+            all.insert(all.end(), {"--csv", out / "g.csv"});
+        all.insert(all.end(), {"--junit", out / "junit"});
+        const auto r = grade(all, 30);
+        CAPTURE(r.err);
+        CHECK(r.exit_code == 2);
+        CHECK(test::line_count(r.err) == 1);
+    }
+    CHECK_FALSE(fs::exists(sub + "/gradebook.csv"));
+    const auto help = grade({"--help"}, 30);
+    CHECK(help.exit_code == 0);
+    CHECK(contains(help.out, "Exit codes"));
+    CHECK(contains(help.out, "--resume"));
+}
+
+TEST_CASE("an instructor folder named by SYNCLAB_GRADE_KERNELS passes every lab") {
+    const char *dir = std::getenv("SYNCLAB_GRADE_KERNELS");
+    if (!dir || !*dir) {
+        MESSAGE("not asked: set SYNCLAB_GRADE_KERNELS=DIR to grade DIR here (ctest -L grade)");
+        return;
+    }
+    // A relative path is taken from the source tree when it is not found from here.
+    std::string folder = dir;
+    if (!fs::is_directory(folder) && fs::is_directory(test::source(folder)))
+        folder = test::source(folder);
+    TempDir out;
+    const auto r = grade({"--kernels", folder, "--csv", out / "g.csv", "--junit", out / "junit"}, 590);
+    MESSAGE(r.out);
+    if (!r.err.empty()) MESSAGE(r.err);
+    CHECK(r.exit_code == 0);
+}
+
+}  // TEST_SUITE

@@ -1,0 +1,54 @@
+// Grading one lab of one submission: the lab runs as a child process, and its exit, its
+// output and Oclgrind's log decide the grade.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "recipes.hpp"
+
+namespace grade {
+
+struct Result {
+    std::string student, lab;  // lab: the recipe's id
+    std::string grade;         // "pass", "fail" or "missing"
+    // Why, as one word: pass, missing, compile-error, wrong-answer, crash, timeout, data-race,
+    // barrier-divergence, out-of-bounds, uninitialized, error.
+    std::string kind;
+    std::string reason;        // one line for the student
+    std::string details;       // commands run and their output (the JUnit report's body)
+    double seconds = 0;
+    bool kept = false;         // read back from the gradebook (--resume), not graded now
+    bool passed() const { return grade == "pass"; }
+};
+
+struct Settings {
+    std::string bin_dir;        // where the lab executables are
+    std::string device;         // --device for the dynamic runs ("" = the lab's default)
+    std::uint64_t seed = 0;     // 0: every run draws a fresh seed
+    double timeout_s = 60;      // per child run
+    std::size_t memory_bytes = 0;           // dynamic runs (0: no limit)
+    std::size_t oclgrind_memory_bytes = 0;  // race check
+    bool race_check = true;     // false: --quick or --no-oclgrind
+    bool oclgrind_available = false;
+    std::string race_check_note;  // why the race check is off, for passing rows
+    bool quick = false;         // only each recipe's first dynamic run
+    std::string work_dir;       // the children's working and temporary folder
+};
+
+// Grades `recipe` for the submission whose kernel files are in `kernels_dir` (absolute).
+// Never throws for anything the submission does; `stop` is polled between child runs.
+Result grade_lab(const Recipe &recipe, const std::string &student, const std::string &kernels_dir,
+                 const Settings &settings, const volatile int *stop);
+
+// Whether the lab accepts --timeout (its own watchdog): then it is given one a little
+// longer than ours, so a lab orphaned by a killed grader still ends.
+bool lab_has_timeout_option(const std::string &executable);
+
+// Whether the lab lists an Oclgrind device.
+bool oclgrind_listed(const std::string &executable);
+
+// "SIGSEGV (Segmentation fault)"
+std::string signal_name(int sig);
+
+}  // namespace grade
