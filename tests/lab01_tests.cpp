@@ -13,16 +13,9 @@ using test::run_lab;
 
 static const std::string kLab = "lab01_workgroup_reduce";
 
-// Bad input: exit 2, nothing on stdout, one line on stderr that names the cause and the fix.
 static void check_usage_error(const std::vector<std::string> &args, const std::string &says,
                               const std::map<std::string, std::string> &env = {}) {
-    const auto r = run_lab(kLab, args, env);
-    CAPTURE(r.err);
-    CHECK(r.exited);
-    CHECK(r.exit_code == 2);
-    CHECK(r.out.empty());
-    CHECK(test::line_count(r.err) == 1);
-    CHECK(r.err.find(says) != std::string::npos);
+    test::check_usage_error(kLab, args, says, env);
 }
 
 TEST_SUITE("lab") {

@@ -137,14 +137,7 @@ TEST_CASE("lab02 bad input exits 2 with one line naming the cause and the fix") 
         {{"--csv", "/no/such/folder/x.csv"}, "--csv"},
         {{"--kernels", "/no/such/folder"}, "/no/such/folder/02_host_final_sum.cl"},
     };
-    for (const auto &[args, says] : cases) {
-        const auto r = run_lab(kLab02, args);
-        CAPTURE(r.err);
-        CHECK(r.exit_code == 2);
-        CHECK(r.out.empty());
-        CHECK(test::line_count(r.err) == 1);
-        CHECK(r.err.find(says) != std::string::npos);
-    }
+    for (const auto &[args, says] : cases) test::check_usage_error(kLab02, args, says);
 }
 
 }  // TEST_SUITE

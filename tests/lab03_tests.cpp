@@ -129,14 +129,7 @@ TEST_CASE("lab03 bad input exits 2 with one line naming the cause and the fix") 
         {{"--variant", "gpu"}, "use one of device|host|all"},
         {{"--kernels", "/no/such/folder"}, "/no/such/folder/03_multikernel_reduce.cl"},
     };
-    for (const auto &[args, says] : cases) {
-        const auto r = run_lab(kLab03, args);
-        CAPTURE(r.err);
-        CHECK(r.exit_code == 2);
-        CHECK(r.out.empty());
-        CHECK(test::line_count(r.err) == 1);
-        CHECK(r.err.find(says) != std::string::npos);
-    }
+    for (const auto &[args, says] : cases) test::check_usage_error(kLab03, args, says);
 }
 
 }  // TEST_SUITE

@@ -19,12 +19,7 @@ namespace {
 const std::string kLab = "lab04_subgroup_finish";
 
 void check_usage_error(const std::vector<std::string> &args, const std::string &says) {
-    const auto r = run_lab(kLab, args);
-    CAPTURE(r.err);
-    CHECK(r.exit_code == 2);
-    CHECK(r.out.empty());
-    CHECK(test::line_count(r.err) == 1);
-    CHECK(r.err.find(says) != std::string::npos);
+    test::check_usage_error(kLab, args, says);
 }
 
 std::vector<std::string> on(const DeviceInfo &dev, const std::string &folder,

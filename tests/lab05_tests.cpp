@@ -118,14 +118,7 @@ TEST_CASE("lab05 bad input exits 2 with one line naming the cause and the fix") 
         {{"--groups", "4"}, "give the number of work-items with -n"},
         {{"-k", "many"}, "see --help"},
     };
-    for (const auto &[args, says] : cases) {
-        const auto r = run_lab(kLab, args);
-        CAPTURE(r.err);
-        CHECK(r.exit_code == 2);
-        CHECK(r.out.empty());
-        CHECK(test::line_count(r.err) == 1);
-        CHECK(r.err.find(says) != std::string::npos);
-    }
+    for (const auto &[args, says] : cases) test::check_usage_error(kLab, args, says);
 }
 
 TEST_CASE("lab05 the plot script draws the CSV or says how to install gnuplot") {

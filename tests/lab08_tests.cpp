@@ -200,12 +200,7 @@ TEST_CASE("lab08 bad input exits 2 with one line naming the fix") {
     for (const auto &[args, says] : cases) {
         auto a = args;
         a.insert(a.end(), {"--kernels", test::source("solutions")});
-        const auto r = test::run_lab(kLab, a);
-        CAPTURE(r.err);
-        CHECK(r.exit_code == 2);
-        CHECK(r.out.empty());
-        CHECK(test::line_count(r.err) == 1);
-        CHECK(r.err.find(says) != std::string::npos);
+        test::check_usage_error(kLab, a, says);
     }
 }
 

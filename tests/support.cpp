@@ -1,5 +1,7 @@
 #include "support.hpp"
 
+#include <doctest/doctest.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -35,6 +37,18 @@ synclab::ProcessResult run_lab(const std::string &name, const std::vector<std::s
     synclab::ProcessLimits limits;
     limits.timeout_s = 120;
     return synclab::run_process(argv, env, limits);
+}
+
+void check_usage_error(const std::string &lab_name, const std::vector<std::string> &args,
+                       const std::string &says, const std::map<std::string, std::string> &env) {
+    const auto r = run_lab(lab_name, args, env);
+    CAPTURE(lab_name);
+    CAPTURE(r.err);
+    CHECK(r.exited);
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK(line_count(r.err) == 1);
+    CHECK(r.err.find(says) != std::string::npos);
 }
 
 int line_count(const std::string &text) {

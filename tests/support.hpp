@@ -18,6 +18,11 @@ std::string fixture(const std::string &name); // tests/fixtures/submissions/<nam
 synclab::ProcessResult run_lab(const std::string &name, const std::vector<std::string> &args,
                                const std::map<std::string, std::string> &env = {});
 
+// Bad input: the lab exits 2, prints nothing on stdout and one line on stderr containing `says`
+// (the cause and the fix). Checks with doctest.
+void check_usage_error(const std::string &lab_name, const std::vector<std::string> &args,
+                       const std::string &says, const std::map<std::string, std::string> &env = {});
+
 // Number of lines of text (one-line errors are one line).
 int line_count(const std::string &text);
 
