@@ -223,6 +223,26 @@ TEST_CASE("grading the solutions passes every gradable lab") {
     CHECK(contains(read_file(out / "junit/solutions.xml"), "failures=\"0\""));
 }
 
+TEST_CASE("with a list of devices every dynamic run happens on each of them") {
+    std::string list;
+    for (const auto &d : test::dynamic_devices()) list += (list.empty() ? "" : ",") + d.spec();
+    const std::size_t n = test::dynamic_devices().size();
+    TempDir out;
+    const auto r = grade({"--kernels", test::source("solutions"), "--labs", "01", "--device", list,
+                          "--no-oclgrind", "--csv", out / "g.csv", "--junit", out / "junit"});
+    CAPTURE(r.out);
+    CHECK(r.exit_code == 0);
+    const auto rows = read_gradebook(out / "g.csv");
+    REQUIRE(rows.size() == 1);
+    CHECK(contains(rows[0].reason, std::to_string(2 * n) + " run(s) right"));  // 2 runs per device
+    // The starter fails, and the reason names the device the failing run used.
+    const auto bad = grade({"--kernels", test::source("kernels"), "--labs", "01", "--device", list,
+                            "--no-oclgrind", "--csv", out / "k.csv", "--junit", out / "junit"});
+    CHECK(bad.exit_code == 1);
+    CHECK(contains(read_gradebook(out / "k.csv").at(0).reason,
+                   "--device " + test::dynamic_devices().front().spec()));
+}
+
 TEST_CASE("grading the starter fails lab 01 on its TODO kernel and not by a crash or a build error") {
     TempDir out;
     const auto r = grade({"--kernels", test::source("kernels"), "--timeout", "30", "--csv",

@@ -240,12 +240,14 @@ Result grade_lab(const Recipe &recipe, const std::string &student, const std::st
     int runs = 0;
     for (const auto &variant : recipe.variants) {
         std::string vkind, vreason;
-        for (std::size_t i = 0; i < recipe.runs.size() && vkind.empty(); ++i) {
-            if (s.quick && i > 0) break;
+        for (std::size_t j = 0; j < recipe.runs.size() * s.devices.size() && vkind.empty(); ++j) {
+            const std::size_t i = j % recipe.runs.size();
+            const std::string &device = s.devices[j / recipe.runs.size()];
+            if (s.quick && i > 0) continue;
             if (*stop) return finish("", "", "");
             std::vector<std::string> args{"--variant", variant};
             args.insert(args.end(), recipe.runs[i].begin(), recipe.runs[i].end());
-            if (!s.device.empty()) args.insert(args.end(), {"--device", s.device});
+            if (!device.empty()) args.insert(args.end(), {"--device", device});
             const Run run_result = run(args, {}, s.memory_bytes);
             clear_folder(s.work_dir);
             if (*stop) return finish("", "", "");
@@ -256,6 +258,7 @@ Result grade_lab(const Recipe &recipe, const std::string &student, const std::st
                 static const std::regex seed_re(R"(seed (\d+))");
                 std::smatch m;
                 std::string where = "--variant " + variant + " " + join(recipe.runs[i]);
+                if (!device.empty()) where += " --device " + device;
                 if (std::regex_search(run_result.process.out, m, seed_re))
                     where += " --seed " + m[1].str();
                 if (vkind == "wrong-answer" || vkind == "crash") vreason += " (" + where + ")";

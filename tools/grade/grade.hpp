@@ -24,7 +24,8 @@ struct Result {
 
 struct Settings {
     std::string bin_dir;        // where the lab executables are
-    std::string device;         // --device for the dynamic runs ("" = the lab's default)
+    // --device for the dynamic runs: each listed device in turn ({""} = the lab's default).
+    std::vector<std::string> devices{""};
     std::uint64_t seed = 0;     // 0: every run draws a fresh seed
     double timeout_s = 60;      // per child run
     std::size_t memory_bytes = 0;           // dynamic runs (0: no limit)

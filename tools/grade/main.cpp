@@ -187,7 +187,8 @@ int run(int argc, char **argv) {
          cxxopts::value<std::string>(), "DIR")
         ("labs", "labs to grade, e.g. 01,02 (default: every gradable lab)",
          cxxopts::value<std::string>()->default_value(""), "LIST")
-        ("device", "device for the dynamic runs (as the labs' --device; default: the lab's)",
+        ("device", "device(s) for the dynamic runs, comma-separated, each as the labs' --device "
+                   "(e.g. pocl,nvidia; default: the lab's)",
          cxxopts::value<std::string>()->default_value(""), "SPEC")
         ("timeout", "seconds each child run may take before it counts as a hang",
          cxxopts::value<double>()->default_value("60"), "S")
@@ -305,10 +306,16 @@ int run(int argc, char **argv) {
 
     grade::Settings settings;
     settings.bin_dir = bin;
-    settings.device = o["device"].as<std::string>();
+    // --device a,b: every dynamic run on each device in turn.
+    const std::string device_list = o["device"].as<std::string>();
+    settings.devices.clear();
+    std::stringstream devices_in(device_list);
+    for (std::string d; std::getline(devices_in, d, ',');)
+        if (!d.empty()) settings.devices.push_back(d);
+    if (settings.devices.empty()) settings.devices.push_back("");
     settings.seed = o["seed"].as<std::uint64_t>();
     settings.timeout_s = timeout;
-    std::string dev = settings.device;
+    std::string dev = device_list;
     std::transform(dev.begin(), dev.end(), dev.begin(), ::tolower);
     const bool cpu_like = dev.empty() || dev.find("pocl") != std::string::npos ||
                           dev.find("portable") != std::string::npos ||
