@@ -93,6 +93,9 @@ TEST_CASE("bad input exits 2 with one line naming the cause and the fix") {
     check_usage_error({"--kernels", "/no/such/folder"}, "/no/such/folder/01_workgroup_reduce.cl");
     check_usage_error({"--variant", "fast"}, "unknown --variant 'fast'");
     check_usage_error({"--trials", "0"}, "--trials");
+    check_usage_error({"--timeout", "1e10"}, "--timeout is out of range");
+    check_usage_error({"--groups", "4611686018427387904"}, "use --groups");
+    check_usage_error({"--timeout", "-1"}, "--timeout is out of range");
     check_usage_error({"--wg", "many"}, "see --help");
     check_usage_error({"--no-such-option"}, "see --help");
     check_usage_error({"--csv", "/no/such/folder/x.csv"}, "--csv");

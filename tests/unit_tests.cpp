@@ -6,6 +6,7 @@
 #include <chrono>
 #include <csignal>
 #include <sstream>
+#include <thread>
 #include <cmath>
 #include <cstdlib>
 #include <random>
@@ -189,6 +190,42 @@ TEST_CASE("processes: exit codes and signals and timeouts are reported and never
     CHECK(r.out == "42\n");
     r = run_process({"/no/such/program"});
     CHECK(r.exit_code == 127);
+    // A huge timeout is clamped, not overflowed into "already late".
+    ProcessLimits forever;
+    forever.timeout_s = 1e300;
+    r = run_process({"/bin/sh", "-c", "exit 4"}, {}, forever);
+    CHECK_FALSE(r.timed_out);
+    CHECK(r.exit_code == 4);
+}
+
+TEST_CASE("processes: endless output is kept to its head and tail") {
+    ProcessLimits small;
+    small.max_output = 1 << 16;
+    small.timeout_s = 30;
+    const auto r = run_process({"/bin/sh", "-c", "echo first; yes | head -c 20000000; echo; echo last"},
+                               {}, small);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.size() < 200000);
+    CHECK(r.dropped > 19000000);
+    CHECK(r.out.rfind("first\n", 0) == 0);
+    CHECK(r.out.find("last\n") != std::string::npos);
+}
+
+TEST_CASE("processes: a stop flag kills the child at once") {
+    static volatile int stop = 0;
+    ProcessLimits limits;
+    limits.timeout_s = 60;
+    limits.stop = &stop;
+    std::thread raiser([] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        stop = 1;
+    });
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto r = run_process({"/bin/sh", "-c", "sleep 50"}, {}, limits);
+    raiser.join();
+    CHECK(r.interrupted);
+    CHECK_FALSE(r.exited);
+    CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10));
 }
 
 static const char *kRaceLog =

@@ -1,8 +1,22 @@
 #include "synclab/dot.hpp"
 
+#include <algorithm>
+#include <string>
+
+#include "synclab/errors.hpp"
 #include "synclab/timing.hpp"
 
 namespace synclab {
+
+void check_dot_groups(const DeviceInfo &dev, std::size_t groups, std::size_t wg) {
+    const cl_ulong max_alloc = dev.device.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
+    // The kernels index with int; the device caps one buffer.
+    const std::size_t most = std::min<cl_ulong>(max_alloc / sizeof(float), 0x7fffffff) / wg;
+    if (groups > most)
+        throw UsageError("--groups " + std::to_string(groups) + " of " + std::to_string(wg) +
+                         " work-items do not fit one buffer on this device: use --groups " +
+                         std::to_string(most) + " or less");
+}
 
 DotTrials run_dot_trials(Env &env, cl::Kernel &kernel, LocalPoison &poison, std::size_t groups,
                          std::size_t wg, int trials, std::mt19937_64 &rng) {

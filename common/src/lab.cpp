@@ -40,6 +40,9 @@ bool Lab::is_demonstration(const std::string &v) const {
 }
 
 int Lab::exit_code(const std::vector<std::pair<std::string, bool>> &verdicts) const {
+    if (verdicts.empty())
+        throw UsageError("nothing was verified: every variant asked for was skipped on this "
+                         "device (see above): choose another --variant or --device");
     const bool alone = verdicts.size() == 1;
     for (const auto &[v, ok] : verdicts)
         if (!ok && (alone || !is_demonstration(v))) return kWrong;
@@ -49,6 +52,15 @@ int Lab::exit_code(const std::vector<std::pair<std::string, bool>> &verdicts) co
 LocalPoison &Lab::poison() {
     if (!poison_) poison_ = std::make_unique<LocalPoison>(env.context, env.info.device);
     return *poison_;
+}
+
+int Lab::trials_or(int usual) const {
+    if (opt.extra.count("trials")) return opt.trials;
+    return env.info.is_oclgrind() ? 1 : usual;
+}
+
+void Lab::reject_groups(const std::string &instead) const {
+    if (opt.extra.count("groups")) throw UsageError("--groups is not used here: " + instead);
 }
 
 std::ostream *Lab::csv() {

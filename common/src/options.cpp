@@ -6,6 +6,7 @@
 #include <random>
 
 #include "synclab/errors.hpp"
+#include "synclab/process.hpp"
 
 namespace synclab {
 
@@ -23,7 +24,7 @@ cxxopts::Options make_parser(const std::string &program, const std::string &desc
         ("wg", "work-group size (0: the lab's default)",
          cxxopts::value<std::size_t>()->default_value("0"))
         ("groups", "number of work-groups", cxxopts::value<std::size_t>()->default_value("1"))
-        ("trials", "repeat with fresh inputs this many times",
+        ("trials", "run each variant this many times, checking every run",
          cxxopts::value<int>()->default_value("1"))
         ("seed", "random seed (0: a fresh seed each run)",
          cxxopts::value<std::uint64_t>()->default_value("0"))
@@ -62,7 +63,8 @@ bool parse(cxxopts::Options &parser, int argc, char **argv, Options &o) {
     o.variant = r["variant"].as<std::string>();
     o.csv = r["csv"].as<std::string>();
     o.timeout = r["timeout"].as<double>();
-    if (o.timeout < 0) throw UsageError("--timeout must be 0 (no limit) or a number of seconds");
+    if (!(o.timeout >= 0 && o.timeout <= kMaxTimeout))
+        throw UsageError("--timeout is out of range: use 0 (no limit) or up to 1000000 seconds");
     if (o.groups < 1) throw UsageError("--groups must be at least 1");
     if (o.trials < 1) throw UsageError("--trials must be at least 1");
     o.extra = r;

@@ -1,5 +1,6 @@
 #include "synclab/process.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -61,8 +62,9 @@ ProcessResult run_process(const std::vector<std::string> &argv,
     close(err_pipe[1]);
 
     ProcessResult r;
+    const double timeout = std::clamp(limits.timeout_s, 0.0, kMaxTimeout);
     const auto deadline = std::chrono::steady_clock::now() +
-                          std::chrono::milliseconds(static_cast<long>(limits.timeout_s * 1000));
+                          std::chrono::milliseconds(static_cast<long long>(timeout * 1000));
     pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
     std::string *sinks[2] = {&r.out, &r.err};
     int open_fds = 2;
@@ -71,13 +73,21 @@ ProcessResult run_process(const std::vector<std::string> &argv,
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
                               deadline - std::chrono::steady_clock::now()).count();
         if (left <= 0) { r.timed_out = true; break; }
+        if (limits.stop && *limits.stop) { r.interrupted = true; break; }
         const int rc = poll(fds, 2, static_cast<int>(std::min<long long>(left, 1000)));
         if (rc < 0 && errno != EINTR) break;
         for (int i = 0; i < 2; ++i) {
             if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
             const ssize_t got = read(fds[i].fd, buf, sizeof buf);
             if (got > 0) {
-                sinks[i]->append(buf, static_cast<std::size_t>(got));
+                std::string &sink = *sinks[i];
+                sink.append(buf, static_cast<std::size_t>(got));
+                const std::size_t half = std::max<std::size_t>(limits.max_output / 2, 1);
+                if (sink.size() > 2 * half + sizeof buf) {  // keep the head and the tail
+                    const std::size_t cut = sink.size() - 2 * half;
+                    sink.erase(half, cut);
+                    r.dropped += cut;
+                }
             } else {
                 close(fds[i].fd);
                 fds[i].fd = -1;
@@ -85,11 +95,11 @@ ProcessResult run_process(const std::vector<std::string> &argv,
             }
         }
     }
-    if (r.timed_out) kill(-pid, SIGKILL);
+    if (r.timed_out || r.interrupted) kill(-pid, SIGKILL);
     int status = 0;
     // The pipes closed, but the child may still be exiting: wait, bounded by the deadline.
     while (true) {
-        const pid_t w = waitpid(pid, &status, r.timed_out ? 0 : WNOHANG);
+        const pid_t w = waitpid(pid, &status, (r.timed_out || r.interrupted) ? 0 : WNOHANG);
         if (w == pid) break;
         if (w < 0 && errno != EINTR) break;
         if (std::chrono::steady_clock::now() >= deadline) {

@@ -25,6 +25,8 @@ static int run(Lab &lab) {
     // One element per work-item: n is the work-group size, as in the lecture.
     const std::size_t wg = tree_work_group_size(o, lab.env.info.max_wg);
 
+    check_dot_groups(lab.env.info, o.groups, wg);
+
     // Build and check every kernel before printing anything: a bad --wg is one line.
     cl::Program program = lab.program();
     std::vector<std::pair<std::string, cl::Kernel>> kernels;

@@ -5,6 +5,7 @@
 
 #include "synclab/lab.hpp"
 #include "synclab/partials.hpp"
+#include "synclab/workgroup.hpp"
 
 using namespace synclab;
 
@@ -46,14 +47,10 @@ static void print_details(const DotProblem &p, const HostFinalSum &r) {
 
 static int run(Lab &lab) {
     const Options &o = lab.opt;
-    if (o.extra.count("groups"))
-        throw UsageError("--groups is not used here: the groups follow from -n and --wg");
+    lab.reject_groups("the groups follow from -n and --wg");
     cl::Kernel kernel(lab.program(), "dotPartials");
     lab.selected_variants();  // rejects an unknown --variant
-    const std::size_t wg = o.wg ? o.wg : std::min<std::size_t>(256, lab.env.info.max_wg);
-    if (!is_power_of_two(wg))
-        throw UsageError("work-group size " + std::to_string(wg) + " is not a power of two, " +
-                         "which the stride >>= 1 tree needs: use --wg 64, 128 or 256");
+    const std::size_t wg = pow2_work_group_size(o, lab.env.info.max_wg);
     check_launch(kernel, lab.env.info.device, wg, wg * sizeof(float));
     const std::size_t n = o.n ? o.n : std::size_t(1) << 24;
     check_dot_size(lab.env.info, n, wg);

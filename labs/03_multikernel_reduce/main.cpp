@@ -6,6 +6,7 @@
 
 #include "synclab/lab.hpp"
 #include "synclab/partials.hpp"
+#include "synclab/workgroup.hpp"
 
 using namespace synclab;
 
@@ -140,16 +141,13 @@ static void print_details(const DotProblem &p, const Row &row, bool device, bool
 
 static int run(Lab &lab) {
     const Options &o = lab.opt;
-    if (o.extra.count("groups"))
-        throw UsageError("--groups is not used here: the groups follow from -n and --wg");
+    lab.reject_groups("the groups follow from -n and --wg");
     bool device = false, host = false;
     for (const auto &v : lab.selected_variants()) (v == "device" ? device : host) = true;
     cl::Program program = lab.program();
     cl::Kernel dot(program, "dotPartials"), reduce(program, "reducePartials");
-    const std::size_t wg = o.wg ? o.wg : std::min<std::size_t>(256, lab.env.info.max_wg);
-    if (wg < 2 || !is_power_of_two(wg))
-        throw UsageError("work-group size " + std::to_string(wg) + " is not a power of two of " +
-                         "at least 2, which the passes need: use --wg 64, 128 or 256");
+    // At least 2: a pass must shrink the array, or the launches never end.
+    const std::size_t wg = pow2_work_group_size(o, lab.env.info.max_wg, 2);
     check_launch(dot, lab.env.info.device, wg, wg * sizeof(float));
     check_launch(reduce, lab.env.info.device, wg, wg * sizeof(float));
     const std::size_t n = o.n ? o.n : std::size_t(1) << 24;

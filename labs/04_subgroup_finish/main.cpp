@@ -42,7 +42,8 @@ static int run(Lab &lab) {
     const std::size_t groups = o.extra.count("groups") ? o.groups
                                : dev.is_oclgrind() ? 1
                                                    : std::max<std::size_t>(8, 2 * dev.compute_units);
-    const int trials = o.extra.count("trials") ? o.trials : dev.is_oclgrind() ? 1 : 10;
+    const int trials = lab.trials_or(10);
+    check_dot_groups(dev, groups, wg);
 
     const std::string define = "-D SUBGROUP_SIZE=" + std::to_string(width);
     const SubgroupSupport sg = subgroup_support(dev.device);

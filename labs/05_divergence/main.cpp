@@ -213,8 +213,7 @@ static int body(Lab &lab) {
     if (p.simd < 1 || p.simd > 256)
         throw UsageError("--simd " + std::to_string(p.simd) + " is out of range: use 1 to 256 "
                          "(32 on NVIDIA, 64 on AMD wavefronts)");
-    if (o.groups != 1)
-        throw UsageError("--groups is not used here: give the number of work-items with -n");
+    lab.reject_groups("give the number of work-items with -n");
     const std::size_t wg = o.wg ? o.wg : std::min<std::size_t>(64, dev.max_wg);
     if (wg % p.simd)
         throw UsageError("--wg " + std::to_string(wg) + " is not a multiple of --simd " +
@@ -225,11 +224,12 @@ static int body(Lab &lab) {
                   : dev.is_oclgrind() ? 1024
                   : std::size_t(dev.compute_units) * (dev.is_cpu() ? 2048 : 32768);
     if (!o.n) n = (n + wg - 1) / wg * wg;
-    if (n % wg || n > (std::size_t(1) << 30))
+    const std::size_t most = (std::size_t(1) << 30) / wg * wg;
+    if (n % wg || n > most)
         throw UsageError("-n " + std::to_string(n) + " must be a multiple of the work-group size " +
                          std::to_string(wg) + " and at most 2^30: use -n " +
-                         std::to_string((n / wg + 1) * wg));
-    const int launches = o.extra.count("trials") ? o.trials : dev.is_oclgrind() ? 1 : 5;
+                         std::to_string(std::min((n / wg + 1) * wg, most)));
+    const int launches = lab.trials_or(5);
 
     struct Pair {
         std::string variant;

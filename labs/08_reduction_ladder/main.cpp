@@ -9,6 +9,8 @@
 
 #include "synclab/bandwidth.hpp"
 #include "synclab/lab.hpp"
+#include "synclab/partials.hpp"
+#include "synclab/workgroup.hpp"
 #include "synclab/subgroups.hpp"
 
 using namespace synclab;
@@ -43,7 +45,6 @@ static const Rung kRungs[] = {
     {"v7", "reduce_v7_float4", 0, true},
 };
 
-static std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
 // One launch: m values in, `groups` partial sums out.
 struct Pass {
@@ -62,14 +63,14 @@ static std::vector<Pass> plan(const Rung &r, std::size_t n, std::size_t wg, std:
         Pass p;
         p.m = m;
         if (r.per_item) {
-            p.groups = ceil_div(m, wg * r.per_item);
+            p.groups = groups_for(m, wg * r.per_item);
             p.serial = r.per_item;
         } else {
             const std::size_t units = r.float4 ? m / 4 : m;  // what one load brings in
             const std::size_t per = passes.empty() ? 1 : 32;
-            p.groups = std::clamp<std::size_t>(ceil_div(units, wg * per), 1, groups);
+            p.groups = std::clamp<std::size_t>(groups_for(units, wg * per), 1, groups);
             const std::size_t items = p.groups * wg;
-            const std::size_t each = ceil_div(units, items);
+            const std::size_t each = (units + items - 1) / items;  // 0 when no whole float4
             p.spread = static_cast<cl_uint>(blocked ? each : 1);
             p.step = static_cast<cl_uint>(blocked ? 1 : items);
             p.span = static_cast<cl_uint>(blocked ? each : units);
@@ -121,10 +122,8 @@ static Outcome run_passes(Env &env, cl::Kernel &k, const Rung &r, const std::vec
 static int run(Lab &lab) {
     const Options &o = lab.opt;
     const DeviceInfo &dev = lab.env.info;
-    const std::size_t wg = o.wg ? o.wg : std::min<std::size_t>(256, dev.max_wg);
-    if (!is_power_of_two(wg))
-        throw UsageError("work-group size " + std::to_string(wg) + " is not a power of two, " +
-                         "which the s >>= 1 trees need: use --wg 64, 128 or 256");
+    // At least 2: a pass must shrink the partial sums, or the passes never end.
+    const std::size_t wg = pow2_work_group_size(o, dev.max_wg, 2);
     const std::size_t n = o.n ? o.n : dev.is_oclgrind() ? 4096 : std::size_t(1) << 26;
     const cl_ulong max_alloc = dev.device.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
     const std::size_t max_n = std::min<std::size_t>(max_alloc / sizeof(float), (1u << 31) - 1);
@@ -132,10 +131,13 @@ static int run(Lab &lab) {
         throw UsageError("-n " + std::to_string(n) + " floats do not fit one buffer on this device " +
                          "(or the kernels' uint indices): use -n " + std::to_string(max_n) +
                          " or less");
-    const int trials = o.extra.count("trials") ? o.trials : dev.is_oclgrind() ? 1 : 5;
+    const int trials = lab.trials_or(5);
     const std::size_t per_cu = o.extra["per-cu"].as<std::size_t>();
     if (per_cu < 1) throw UsageError("--per-cu must be at least 1");
     const std::size_t groups = o.extra.count("groups") ? o.groups : per_cu * dev.compute_units;
+    if (groups > max_n)
+        throw UsageError("--groups " + std::to_string(groups) + " is more than this device can "
+                         "hold partial sums for: use --groups " + std::to_string(max_n) + " or less");
     const std::string layout_opt = o.extra["layout"].as<std::string>();
     if (layout_opt != "auto" && layout_opt != "interleaved" && layout_opt != "blocked")
         throw UsageError("unknown --layout '" + layout_opt + "': use interleaved, blocked or auto");
@@ -203,7 +205,7 @@ static int run(Lab &lab) {
     const Rung *best = nullptr;
     double best_gbps = 0;
     cl::Buffer part[2];
-    const std::size_t most_groups = std::max(ceil_div(n, wg), groups);
+    const std::size_t most_groups = std::max(groups_for(n, wg), groups);
     for (auto &b : part) b = cl::Buffer(lab.env.context, CL_MEM_READ_WRITE, most_groups * sizeof(float));
     const std::vector<float> nans(most_groups, std::numeric_limits<float>::quiet_NaN());
     // Oclgrind 21.10's uninitialised-value checker (on unless OCLGRIND_UNINITIALIZED=0) crashes

@@ -18,6 +18,9 @@ struct DotTrials {
     bool clean() const { return wrong_trials == 0; }
 };
 
+// Throws UsageError naming --groups when groups*wg floats do not fit one buffer on the device.
+void check_dot_groups(const DeviceInfo &dev, std::size_t groups, std::size_t wg);
+
 // Runs `kernel` `trials` times over groups*wg elements with fresh U(0,1) inputs, local memory
 // poisoned before every launch, and checks every group's partial against the host.
 DotTrials run_dot_trials(Env &env, cl::Kernel &kernel, LocalPoison &poison, std::size_t groups,

@@ -44,6 +44,11 @@ public:
     // Exit code from per-variant verdicts (true = verified).
     int exit_code(const std::vector<std::pair<std::string, bool>> &verdicts) const;
     LocalPoison &poison();  // made on first use
+    // --trials when given, else `usual`; 1 on Oclgrind, which interprets every access and
+    // shows every race in one launch.
+    int trials_or(int usual) const;
+    // For labs whose groups follow from -n and --wg: --groups given is a usage error.
+    void reject_groups(const std::string &instead) const;
     // Opened --csv stream (stdout for "-"); nullptr when not asked for.
     std::ostream *csv();
 

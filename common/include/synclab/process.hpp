@@ -11,14 +11,25 @@ struct ProcessResult {
     bool exited = false;
     int signal = 0;          // non-zero when killed by a signal
     bool timed_out = false;  // killed because it outlived the timeout
+    bool interrupted = false;  // killed because *ProcessLimits::stop became non-zero
+    std::size_t dropped = 0;   // bytes of output left out of the middle (see max_output)
     std::string out, err;
     std::string describe() const;  // "exit 1", "killed by SIGSEGV", "timed out after 10 s"
 };
 
 struct ProcessLimits {
-    double timeout_s = 60;
+    double timeout_s = 60;         // clamped to kMaxTimeout
     std::size_t memory_bytes = 0;  // 0: no address-space limit
+    // Each of stdout and stderr keeps at most this much: its first and its last half. A child
+    // that prints without end cannot exhaust our memory.
+    std::size_t max_output = 4 << 20;
+    // When non-null and it becomes non-zero (a signal handler sets it), the child is killed.
+    const volatile int *stop = nullptr;
 };
+
+// The longest wait run_process and the labs' --timeout accept: longer is "no limit" in effect,
+// and bigger numbers would overflow the clocks' arithmetic.
+constexpr double kMaxTimeout = 1e6;
 
 // Runs argv[0] (a path) with argv, environment = ours + `env` (an empty value unsets),
 // stdin from /dev/null, output captured. Never waits longer than the timeout.

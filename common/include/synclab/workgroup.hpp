@@ -6,8 +6,11 @@
 
 namespace synclab {
 
-// --wg, else -n, else min(256, device_max); -n and --wg must agree when both are given, and
-// the size must be a power of two (the stride >>= 1 tree). Bad input throws UsageError.
+// --wg, else min(256, device_max); it must be a power of two (the stride >>= 1 trees) of at
+// least `least`. Bad input throws UsageError.
+std::size_t pow2_work_group_size(const Options &o, std::size_t device_max, std::size_t least = 1);
+
+// As above, with one element per work-item: -n may stand for --wg, and the two must agree.
 std::size_t tree_work_group_size(const Options &o, std::size_t device_max);
 
 }  // namespace synclab
