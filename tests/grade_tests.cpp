@@ -18,6 +18,8 @@
 #include <unistd.h>
 
 #include "support.hpp"
+// grade_lab() itself, to watch its stop flag at work without a signal in this process.
+#include "grade/grade.hpp"
 
 extern char **environ;
 
@@ -44,7 +46,7 @@ struct TempDir {
     std::string operator/(const std::string &rel) const { return (path / rel).string(); }
 };
 
-synclab::ProcessResult grade(const std::vector<std::string> &args, double timeout_s = 170) {
+synclab::ProcessResult run_grader(const std::vector<std::string> &args, double timeout_s = 170) {
     std::vector<std::string> argv{test::lab(kGrader)};
     argv.insert(argv.end(), args.begin(), args.end());
     synclab::ProcessLimits limits;
@@ -137,6 +139,16 @@ bool running_with(const std::string &needle) {
     return false;
 }
 
+// A copy of `file` with `code` inserted before its last '}' (the end of reduceWithSync).
+void with_code_at_end(const std::string &file, const std::string &code, const fs::path &to) {
+    std::string text = read_file(file);
+    const auto at = text.rfind('}');
+    REQUIRE(at != std::string::npos);
+    text.insert(at, code);
+    fs::create_directories(to);
+    std::ofstream(to / "01_workgroup_reduce.cl") << text;
+}
+
 }  // namespace
 
 TEST_SUITE("grade") {
@@ -167,7 +179,7 @@ TEST_CASE("the grader puts every grading fixture in its class and leaves the fol
     const std::string folder = test::source("tests/fixtures/grade");
     const auto before = listing(folder);
     TempDir out;
-    const auto r = grade({"--class", folder, "--labs", "01", "--timeout", "10", "--seed", "7", "--csv",
+    const auto r = run_grader({"--class", folder, "--labs", "01", "--timeout", "10", "--seed", "7", "--csv",
                           out / "gradebook.csv", "--junit", out / "junit"});
     CAPTURE(r.out);
     CAPTURE(r.err);
@@ -205,7 +217,7 @@ TEST_CASE("the grader puts every grading fixture in its class and leaves the fol
 
 TEST_CASE("grading the solutions passes every gradable lab") {
     TempDir out;
-    const auto r = grade({"--kernels", test::source("solutions"), "--timeout", "30", "--csv",
+    const auto r = run_grader({"--kernels", test::source("solutions"), "--timeout", "30", "--csv",
                           out / "g.csv", "--junit", out / "junit"});
     CAPTURE(r.out);
     CAPTURE(r.err);
@@ -228,7 +240,7 @@ TEST_CASE("with a list of devices every dynamic run happens on each of them") {
     for (const auto &d : test::dynamic_devices()) list += (list.empty() ? "" : ",") + d.spec();
     const std::size_t n = test::dynamic_devices().size();
     TempDir out;
-    const auto r = grade({"--kernels", test::source("solutions"), "--labs", "01", "--device", list,
+    const auto r = run_grader({"--kernels", test::source("solutions"), "--labs", "01", "--device", list,
                           "--no-oclgrind", "--csv", out / "g.csv", "--junit", out / "junit"});
     CAPTURE(r.out);
     CHECK(r.exit_code == 0);
@@ -236,7 +248,7 @@ TEST_CASE("with a list of devices every dynamic run happens on each of them") {
     REQUIRE(rows.size() == 1);
     CHECK(contains(rows[0].reason, std::to_string(2 * n) + " run(s) right"));  // 2 runs per device
     // The starter fails, and the reason names the device the failing run used.
-    const auto bad = grade({"--kernels", test::source("kernels"), "--labs", "01", "--device", list,
+    const auto bad = run_grader({"--kernels", test::source("kernels"), "--labs", "01", "--device", list,
                             "--no-oclgrind", "--csv", out / "k.csv", "--junit", out / "junit"});
     CHECK(bad.exit_code == 1);
     CHECK(contains(read_gradebook(out / "k.csv").at(0).reason,
@@ -245,7 +257,7 @@ TEST_CASE("with a list of devices every dynamic run happens on each of them") {
 
 TEST_CASE("grading the starter fails lab 01 on its TODO kernel and not by a crash or a build error") {
     TempDir out;
-    const auto r = grade({"--kernels", test::source("kernels"), "--timeout", "30", "--csv",
+    const auto r = run_grader({"--kernels", test::source("kernels"), "--timeout", "30", "--csv",
                           out / "g.csv", "--junit", out / "junit"});
     CAPTURE(r.out);
     CAPTURE(r.err);
@@ -357,7 +369,7 @@ TEST_CASE("a class of 50 is graded in isolation and an interrupted gradebook res
     { std::ofstream(csv, std::ios::app) << "s25,01,pa"; }
 
     // Run 2: --resume grades only the rest; s25 now times out, and the students after it go on.
-    const auto r = grade({"--class", klass.string(), "--labs", "01", "--quick", "--timeout", "4", "--seed", "11",
+    const auto r = run_grader({"--class", klass.string(), "--labs", "01", "--quick", "--timeout", "4", "--seed", "11",
                           "--csv", csv, "--junit", junit, "--resume"});
     CAPTURE(r.out);
     CAPTURE(r.err);
@@ -389,6 +401,10 @@ TEST_CASE("the grader refuses bad use in one line with exit 2") {
         {"--kernels", sub, "--labs", "99"},
         {"--kernels", out / "absent"},
         {"--kernels", sub, "--timeout", "0"},
+        {"--kernels", sub, "--timeout", "-1"},
+        {"--kernels", sub, "--timeout", "2000000"},                   // above kMaxTimeout
+        {"--kernels", sub, "--memory", "99999999999999"},             // MiB << 20 would wrap
+        {"--kernels", sub, "--memory", "1048577"},
         {"--kernels", sub, "--csv", sub + "/gradebook.csv"},          // into the submission
         {"--kernels", sub, "--bogus"},
     };
@@ -397,16 +413,170 @@ TEST_CASE("the grader refuses bad use in one line with exit 2") {
         if (std::find(all.begin(), all.end(), "--csv") == all.end())
             all.insert(all.end(), {"--csv", out / "g.csv"});
         all.insert(all.end(), {"--junit", out / "junit"});
-        const auto r = grade(all, 30);
+        const auto r = run_grader(all, 30);
         CAPTURE(r.err);
         CHECK(r.exit_code == 2);
         CHECK(test::line_count(r.err) == 1);
     }
     CHECK_FALSE(fs::exists(sub + "/gradebook.csv"));
-    const auto help = grade({"--help"}, 30);
+    const auto help = run_grader({"--help"}, 30);
     CHECK(help.exit_code == 0);
     CHECK(contains(help.out, "Exit codes"));
     CHECK(contains(help.out, "--resume"));
+    CHECK(contains(help.out, "130 for Ctrl-C, 143 for SIGTERM"));
+    // The largest accepted limits grade as usual (the lab's own --timeout stays in its range).
+    const auto edge = run_grader({"--kernels", sub, "--labs", "01", "--quick", "--timeout", "1000000",
+                             "--memory", "1048576", "--csv", out / "edge.csv", "--junit", out / "junit"});
+    CAPTURE(edge.out);
+    CAPTURE(edge.err);
+    CHECK(edge.exit_code == 0);
+    REQUIRE(read_gradebook(out / "edge.csv").size() == 1);
+    CHECK(read_gradebook(out / "edge.csv").at(0).kind == "pass");
+}
+
+TEST_CASE("student names that map to one JUnit file name get distinct files") {
+    TempDir dir;
+    const fs::path klass = dir.path / "class";
+    copy_fixture("correct_for_loop", klass / "a_b");  // clean: keeps a_b.xml
+    copy_fixture("constant_answer", klass / "a b");
+    copy_fixture("constant_answer", klass / "A?b");  // A_b: the same file where case is ignored
+    const std::vector<std::string> args{"--class", klass.string(), "--labs", "01", "--quick",
+                                        "--seed", "3", "--csv", dir / "g.csv", "--junit",
+                                        dir / "junit"};
+    const auto r = run_grader(args);
+    CAPTURE(r.out);
+    CAPTURE(r.err);
+    CHECK(r.exit_code == 1);
+    CHECK(read_gradebook(dir / "g.csv").size() == 3);
+    std::set<std::string> files;
+    for (const auto &e : fs::directory_iterator(dir.path / "junit")) files.insert(e.path().filename());
+    CHECK(files == std::set<std::string>{"a_b.xml", "A_b-2.xml", "a_b-3.xml"});
+    const std::string clean = read_file(dir / "junit/a_b.xml");
+    CHECK(contains(clean, "<testsuite name=\"a_b\""));
+    CHECK(contains(clean, "failures=\"0\""));
+    // The others in name order ("A?b" before "a b"), with the first free suffix.
+    CHECK(contains(read_file(dir / "junit/A_b-2.xml"), "<testsuite name=\"A?b\""));
+    CHECK(contains(read_file(dir / "junit/a_b-3.xml"), "<testsuite name=\"a b\""));
+    CHECK(contains(read_file(dir / "junit/a_b-3.xml"), "<failure type=\"wrong-answer\""));
+    // --resume writes the same files again: the names do not depend on what is left to grade.
+    std::vector<std::string> again = args;
+    again.push_back("--resume");
+    CHECK(run_grader(again).exit_code == 1);
+    files.clear();
+    for (const auto &e : fs::directory_iterator(dir.path / "junit")) files.insert(e.path().filename());
+    CHECK(files == std::set<std::string>{"a_b.xml", "A_b-2.xml", "a_b-3.xml"});
+    CHECK(contains(read_file(dir / "junit/a_b-3.xml"), "<testsuite name=\"a b\""));
+}
+
+TEST_CASE("a kernel that floods its output with printf is still graded by its answer") {
+    TempDir dir;
+    const fs::path klass = dir.path / "class";
+    // Right answer, megabytes of lines: passes, and the report says output was left out.
+    with_code_at_end(test::source("solutions/01_workgroup_reduce.cl"),
+                     "    for (int k = 0; k < 64; ++k) printf(\"work-item %d says %d\\n\", i, k);\n",
+                     klass / "flood_right");
+    // Wrong answer, one endless line (no newline): wrong-answer, with a short reason.
+    with_code_at_end(test::source("tests/fixtures/grade/constant_answer/01_workgroup_reduce.cl"),
+                     "    for (int k = 0; k < 256; ++k) printf(\"%d \", k);\n",
+                     klass / "flood_wrong");
+    const auto r = run_grader({"--class", klass.string(), "--labs", "01", "--quick", "--seed", "5",
+                          "--csv", dir / "g.csv", "--junit", dir / "junit"});
+    CAPTURE(r.err);
+    CHECK(r.exit_code == 1);
+    CHECK(r.out.size() < 20000);
+    const auto rows = by_student(read_gradebook(dir / "g.csv"));
+    REQUIRE(rows.size() == 2);
+    CHECK(rows.at("flood_right").kind == "pass");
+    const Row &wrong = rows.at("flood_wrong");
+    CAPTURE(wrong.reason);
+    CHECK(wrong.kind == "wrong-answer");
+    CHECK(contains(wrong.reason, "WRONG"));
+    CHECK(contains(wrong.reason, "--seed 5"));
+    CHECK(wrong.reason.size() < 1000);
+    const std::string right_xml = read_file(dir / "junit/flood_right.xml");
+    CHECK(contains(right_xml, "bytes of output left out of the middle"));
+    CHECK(right_xml.size() < 100000);  // a few lines of it, not megabytes
+    const std::string wrong_xml = read_file(dir / "junit/flood_wrong.xml");
+    CHECK(contains(wrong_xml, "more characters)"));  // the endless line, cut
+    CHECK(wrong_xml.size() < 100000);
+}
+
+TEST_CASE("grade_lab kills its running child as soon as the stop flag rises") {
+    // No signal here: only the flag, which run_process watches while the child runs, so a
+    // signal that lands just before a fork cannot leave that child running to its timeout.
+    const grade::Recipe *lab01 = nullptr;
+    for (const auto &r : grade::recipes())
+        if (r.id == "01") lab01 = &r;
+    REQUIRE(lab01);
+    TempDir dir;
+    copy_fixture("infinite_loop", dir.path / "hang");
+    fs::create_directories(dir.path / "work");
+    grade::Settings settings;
+    settings.bin_dir = fs::path(test::lab(kGrader)).parent_path().string();
+    settings.timeout_s = 120;
+    settings.race_check = false;
+    settings.quick = true;
+    settings.work_dir = dir / "work";
+    static volatile int stop = 0;
+    stop = 1;  // already set: nothing runs
+    CHECK(grade::grade_lab(*lab01, "hang", dir / "hang", settings, &stop).grade.empty());
+    stop = 0;
+    std::thread raiser([] {
+        std::this_thread::sleep_for(std::chrono::seconds(2));  // well into the endless run
+        stop = 1;
+    });
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto r = grade::grade_lab(*lab01, "hang", dir / "hang", settings, &stop);
+    raiser.join();
+    const double waited =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    CHECK(r.grade.empty());  // unfinished: not a row to keep
+    CHECK(waited < 30);      // not the 120 s timeout
+    CHECK_FALSE(running_with(dir / "hang"));
+}
+
+TEST_CASE("SIGTERM stops the grader with exit 143 and kills the running lab") {
+    TempDir dir;
+    const fs::path klass = dir.path / "class";
+    copy_fixture("correct_for_loop", klass / "s1");
+    copy_fixture("infinite_loop", klass / "s2");
+    const std::string csv = dir / "g.csv", log = dir / "grader.log";
+    std::vector<std::string> args{test::lab(kGrader), "--class", klass.string(), "--labs", "01",
+                                  "--quick", "--timeout", "120", "--csv", csv, "--junit",
+                                  dir / "junit"};
+    std::vector<char *> argv;
+    for (auto &a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    pid_t pid = 0;
+    REQUIRE(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ) == 0);
+    posix_spawn_file_actions_destroy(&actions);
+    const std::string hang = (klass / "s2").string();
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(100);
+    while (std::chrono::steady_clock::now() < deadline && !running_with(hang) &&
+           waitpid(pid, nullptr, WNOHANG) == 0)
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    kill(pid, SIGTERM);
+    int status = 0;
+    for (int i = 0; i < 300 && waitpid(pid, &status, WNOHANG) == 0; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (waitpid(pid, &status, WNOHANG) == 0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+        FAIL("the grader did not stop on SIGTERM");
+    }
+    CAPTURE(read_file(log));
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 128 + SIGTERM);
+    CHECK_FALSE(running_with(hang));
+    const auto rows = read_gradebook(csv);
+    REQUIRE(rows.size() == 1);  // s1's finished row; s2's interrupted one is not kept
+    CHECK(rows[0].student == "s1");
+    CHECK(rows[0].kind == "pass");
 }
 
 TEST_CASE("an instructor folder named by SYNCLAB_GRADE_KERNELS passes every lab") {
@@ -420,7 +590,7 @@ TEST_CASE("an instructor folder named by SYNCLAB_GRADE_KERNELS passes every lab"
     if (!fs::is_directory(folder) && fs::is_directory(test::source(folder)))
         folder = test::source(folder);
     TempDir out;
-    const auto r = grade({"--kernels", folder, "--csv", out / "g.csv", "--junit", out / "junit"}, 590);
+    const auto r = run_grader({"--kernels", folder, "--csv", out / "g.csv", "--junit", out / "junit"}, 590);
     MESSAGE(r.out);
     if (!r.err.empty()) MESSAGE(r.err);
     CHECK(r.exit_code == 0);

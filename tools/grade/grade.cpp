@@ -1,6 +1,7 @@
 #include "grade.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <csignal>
 #include <cstring>
@@ -8,7 +9,6 @@
 #include <fstream>
 #include <map>
 #include <tuple>
-#include <regex>
 #include <sstream>
 
 #include "synclab/oclgrind.hpp"
@@ -62,13 +62,33 @@ std::string quote(const std::string &a) {
     return q + "'";
 }
 
+// A kernel's printf can make one line megabytes long: reports keep its start.
+std::string clip(std::string line, std::size_t max = 240) {
+    if (line.size() > max) {
+        const std::size_t more = line.size() - max;
+        line.resize(max);
+        line += "... (" + std::to_string(more) + " more characters)";
+    }
+    return line;
+}
+
 std::string tail(const std::string &text, std::size_t max_lines) {
     const auto l = lines_of(text);
     const std::size_t from = l.size() > max_lines ? l.size() - max_lines : 0;
     std::string out;
     if (from) out += "  ... (" + std::to_string(from) + " lines before)\n";
-    for (std::size_t i = from; i < l.size(); ++i) out += "  " + l[i] + "\n";
+    for (std::size_t i = from; i < l.size(); ++i) out += "  " + clip(l[i]) + "\n";
     return out;
+}
+
+// The seed the lab printed ("seed 123"), or "".
+std::string printed_seed(const std::string &out) {
+    for (std::size_t at = 0; (at = out.find("seed ", at)) != std::string::npos; ++at) {
+        std::size_t end = at + 5;
+        while (end < out.size() && std::isdigit(static_cast<unsigned char>(out[end]))) ++end;
+        if (end > at + 5) return out.substr(at + 5, end - at - 5);
+    }
+    return "";
 }
 
 std::string seconds_text(double s) {
@@ -95,15 +115,15 @@ std::pair<std::string, std::string> classify(const Run &run, const std::string &
     const auto err = lines_of(relative(p.err, kernels_dir));
     if (p.exited && p.exit_code == 1) {
         for (const auto &l : err)  // the lab's own watchdog
-            if (l.find("stopped after") != std::string::npos) return {"timeout", collapse(l)};
+            if (l.find("stopped after") != std::string::npos) return {"timeout", clip(collapse(l))};
         std::vector<std::string> wrong;
         for (const auto &l : lines_of(p.out)) {
             std::string low = l;
             std::transform(low.begin(), low.end(), low.begin(), ::tolower);
             if (low.find("wrong") != std::string::npos && wrong.size() < 3)
-                wrong.push_back(collapse(l));
+                wrong.push_back(clip(collapse(l)));
         }
-        if (wrong.empty() && !err.empty()) wrong.push_back(collapse(err.back()));
+        if (wrong.empty() && !err.empty()) wrong.push_back(clip(collapse(err.back())));
         return {"wrong-answer", "wrong answer: " + (wrong.empty() ? "the lab says so (exit 1)"
                                                                   : join(wrong, "; "))};
     }
@@ -114,14 +134,14 @@ std::pair<std::string, std::string> classify(const Run &run, const std::string &
                 if (l.find("error:") != std::string::npos) {
                     std::string line = collapse(l);
                     if (line.rfind("error: ", 0) == 0) line = line.substr(7);
-                    return {"compile-error", "does not compile: " + line};
+                    return {"compile-error", "does not compile: " + clip(line)};
                 }
             return {"compile-error", "does not compile (see the build log)"};
         }
-        return {"error", err.empty() ? "the lab stopped with exit 2" : collapse(err.back())};
+        return {"error", err.empty() ? "the lab stopped with exit 2" : clip(collapse(err.back()))};
     }
     return {"error", "the lab stopped with " + p.describe() +
-                         (err.empty() ? "" : ": " + collapse(err.back()))};
+                         (err.empty() ? "" : ": " + clip(collapse(err.back())))};
 }
 
 void note_run(Result &r, const Run &run, const std::string &title) {
@@ -131,6 +151,9 @@ void note_run(Result &r, const Run &run, const std::string &title) {
                      return q;
                  }()) +
                  "\n  -> " + run.process.describe() + "\n";
+    if (run.process.dropped)  // the middle of a huge output; its head and tail are kept
+        r.details += "  (" + std::to_string(run.process.dropped) +
+                     " bytes of output left out of the middle)\n";
     if (!run.process.out.empty()) r.details += tail(run.process.out, 12);
     if (!run.process.err.empty()) r.details += tail(run.process.err, 12);
 }
@@ -177,16 +200,18 @@ std::string signal_name(int sig) {
     return what ? name + " (" + what + ")" : name;
 }
 
-bool lab_has_timeout_option(const std::string &executable) {
+bool lab_has_timeout_option(const std::string &executable, const volatile int *stop) {
     synclab::ProcessLimits limits;
     limits.timeout_s = 30;
+    limits.stop = stop;
     const auto r = synclab::run_process({executable, "--help"}, {}, limits);
     return r.exited && r.exit_code == 0 && r.out.find("--timeout") != std::string::npos;
 }
 
-bool oclgrind_listed(const std::string &executable) {
+bool oclgrind_listed(const std::string &executable, const volatile int *stop) {
     synclab::ProcessLimits limits;
     limits.timeout_s = 60;
+    limits.stop = stop;
     const auto r = synclab::run_process({executable, "--list-devices"}, {}, limits);
     std::string out = r.out;
     std::transform(out.begin(), out.end(), out.begin(), ::tolower);
@@ -212,7 +237,11 @@ Result grade_lab(const Recipe &recipe, const std::string &student, const std::st
 
     const std::string exe = (fs::path(s.bin_dir) / recipe.executable).string();
     static std::map<std::string, bool> has_timeout;
-    if (!has_timeout.count(exe)) has_timeout[exe] = lab_has_timeout_option(exe);
+    if (!has_timeout.count(exe)) {
+        const bool has = lab_has_timeout_option(exe, stop);
+        if (*stop) return finish("", "", "");  // not an answer to keep
+        has_timeout[exe] = has;
+    }
 
     // Children run in the grader's private folder, with their temporary files there too.
     const std::map<std::string, std::string> base_env{{"TMPDIR", s.work_dir},
@@ -224,11 +253,15 @@ Result grade_lab(const Recipe &recipe, const std::string &student, const std::st
         out.argv.insert(out.argv.end(), args.begin(), args.end());
         if (s.seed) out.argv.insert(out.argv.end(), {"--seed", std::to_string(s.seed)});
         if (has_timeout[exe])  // only bounds a lab orphaned by a killed grader
-            out.argv.insert(out.argv.end(), {"--timeout", seconds_text(s.timeout_s + 30)});
+            out.argv.insert(out.argv.end(),
+                            {"--timeout",
+                             seconds_text(std::min(s.timeout_s + 30, synclab::kMaxTimeout))});
         env.insert(base_env.begin(), base_env.end());
         synclab::ProcessLimits limits;
         limits.timeout_s = s.timeout_s;
         limits.memory_bytes = memory;
+        // A signal between our last look at *stop and the fork still ends this child at once.
+        limits.stop = stop;
         out.process = synclab::run_process(out.argv, env, limits);
         return out;
     };
@@ -255,12 +288,10 @@ Result grade_lab(const Recipe &recipe, const std::string &student, const std::st
             ++runs;
             std::tie(vkind, vreason) = classify(run_result, kernels_dir, s.timeout_s);
             if (!vkind.empty()) {
-                static const std::regex seed_re(R"(seed (\d+))");
-                std::smatch m;
                 std::string where = "--variant " + variant + " " + join(recipe.runs[i]);
                 if (!device.empty()) where += " --device " + device;
-                if (std::regex_search(run_result.process.out, m, seed_re))
-                    where += " --seed " + m[1].str();
+                const std::string seed = printed_seed(run_result.process.out);
+                if (!seed.empty()) where += " --seed " + seed;
                 if (vkind == "wrong-answer" || vkind == "crash") vreason += " (" + where + ")";
             }
         }
@@ -303,15 +334,17 @@ Result grade_lab(const Recipe &recipe, const std::string &student, const std::st
                             {"OCLGRIND_UNIFORM_WRITES", "1"}},
                            s.oclgrind_memory_bytes);
         if (*stop) return finish("", "", "");
-        std::ifstream in(log);
-        std::stringstream text;
-        text << in.rdbuf();
+        // Its first findings are the ones told; an endless log is not read whole.
+        std::ifstream in(log, std::ios::binary);
+        std::string text(16u << 20, '\0');
+        in.read(&text[0], static_cast<std::streamsize>(text.size()));
+        text.resize(static_cast<std::size_t>(in.gcount()));
         in.close();
         clear_folder(s.work_dir);
         note_run(r, og, "race check (OCLGRIND_LOG=" + log + ")");
         std::vector<std::string> found;
         std::string first_kind;
-        auto findings = synclab::distinct(synclab::parse_oclgrind_log(text.str()));
+        auto findings = synclab::distinct(synclab::parse_oclgrind_log(text));
         // A race often shows up as an uninitialized read too: the race is the one to tell.
         std::stable_sort(findings.begin(), findings.end(), [](const auto &a, const auto &b) {
             return priority(a) < priority(b);

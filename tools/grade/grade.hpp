@@ -38,16 +38,17 @@ struct Settings {
 };
 
 // Grades `recipe` for the submission whose kernel files are in `kernels_dir` (absolute).
-// Never throws for anything the submission does; `stop` is polled between child runs.
+// Never throws for anything the submission does. When *stop becomes non-zero the running child
+// is killed and the result comes back unfinished (grade "").
 Result grade_lab(const Recipe &recipe, const std::string &student, const std::string &kernels_dir,
                  const Settings &settings, const volatile int *stop);
 
 // Whether the lab accepts --timeout (its own watchdog): then it is given one a little
 // longer than ours, so a lab orphaned by a killed grader still ends.
-bool lab_has_timeout_option(const std::string &executable);
+bool lab_has_timeout_option(const std::string &executable, const volatile int *stop = nullptr);
 
-// Whether the lab lists an Oclgrind device.
-bool oclgrind_listed(const std::string &executable);
+// Whether the lab lists an Oclgrind device. Both end their child when *stop becomes non-zero.
+bool oclgrind_listed(const std::string &executable, const volatile int *stop = nullptr);
 
 // "SIGSEGV (Segmentation fault)"
 std::string signal_name(int sig);

@@ -19,6 +19,7 @@
 #include "recipes.hpp"
 #include "report.hpp"
 #include "synclab/errors.hpp"
+#include "synclab/process.hpp"
 
 namespace fs = std::filesystem;
 using synclab::UsageError;
@@ -163,13 +164,15 @@ Outputs (never inside a submission):
                    appended and flushed as soon as it is known, so an interrupted run keeps
                    every finished row, and --resume goes on from them
   --junit DIR      DIR/<student>.xml, JUnit XML (one testcase per lab), as CI autograders
-                   such as GitHub Classroom read
+                   such as GitHub Classroom read; characters other than A-Z a-z 0-9 . _ -
+                   become _, and names that then clash get -2, -3, ...
   stdout           one line per graded lab, then a student x lab table and the reasons
 Kinds: pass, missing, compile-error, wrong-answer, crash, timeout, data-race,
 barrier-divergence, out-of-bounds, uninitialized, error.
 
 Exit codes: 0 every graded lab passed, 1 something failed or was missing, 2 usage error,
-130 interrupted (the gradebook keeps the finished rows).
+128 + the signal's number when interrupted (130 for Ctrl-C, 143 for SIGTERM); the gradebook
+keeps the finished rows.
 
 Examples:
   synclab-grade --kernels kernels --labs 01
@@ -241,7 +244,12 @@ int run(int argc, char **argv) {
         throw UsageError("give either --kernels DIR (one student) or --class DIR (every sub-folder "
                          "a student), not both and not neither (see --help)");
     const double timeout = o["timeout"].as<double>();
-    if (!(timeout > 0)) throw UsageError("--timeout must be a positive number of seconds");
+    if (!(timeout > 0 && timeout <= synclab::kMaxTimeout))
+        throw UsageError("--timeout must be more than 0 and at most 1000000 seconds");
+    // 1 TiB: any real limit is below it, and MiB << 20 stays far from overflowing.
+    constexpr std::size_t kMaxMemoryMiB = std::size_t(1) << 20;
+    if (o.count("memory") && o["memory"].as<std::size_t>() > kMaxMemoryMiB)
+        throw UsageError("--memory is too large: give MiB from 1 to 1048576, or 0 for no limit");
 
     std::vector<const grade::Recipe *> labs;
     if (o["labs"].as<std::string>().empty()) {
@@ -324,13 +332,24 @@ int run(int argc, char **argv) {
     const std::size_t mib = o.count("memory") ? o["memory"].as<std::size_t>() : 4096;
     settings.memory_bytes = (o.count("memory") || cpu_like) ? mib << 20 : 0;
     settings.oclgrind_memory_bytes = mib << 20;
+    // From the first child on, a signal stops the grader cleanly and kills the child.
+    struct sigaction sa {};
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
+
     settings.quick = o.count("quick") > 0;
     settings.race_check = !settings.quick && !o.count("no-oclgrind");
     if (!settings.race_check) {
         settings.race_check_note =
             settings.quick ? "race check skipped (--quick)" : "race check skipped (--no-oclgrind)";
     } else {
-        settings.oclgrind_available = grade::oclgrind_listed((fs::path(bin) / labs[0]->executable).string());
+        settings.oclgrind_available =
+            grade::oclgrind_listed((fs::path(bin) / labs[0]->executable).string(), &g_stop_flag);
+        if (g_stop) {
+            std::cout << "interrupted (" << strsignal(g_stop) << ") before grading began\n";
+            return 128 + g_stop;
+        }
         if (!settings.oclgrind_available) {
             settings.race_check_note = "race check skipped: Oclgrind is not installed";
             std::cout << "note: Oclgrind is not installed (sudo apt-get install oclgrind), so the "
@@ -360,11 +379,6 @@ int run(int argc, char **argv) {
     } cleanup{home, work};
     fs::current_path(work);
 
-    struct sigaction sa {};
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
-
     std::cout << "grading " << subs.size() << (one ? " submission" : " submissions") << " x "
               << labs.size() << " lab(s); gradebook " << csv << (done.empty() ? "" : " (resumed)")
               << ", JUnit reports in " << junit << "/\n"
@@ -372,9 +386,14 @@ int run(int argc, char **argv) {
     std::vector<grade::Result> all;
     std::vector<std::string> students, lab_ids;
     for (const auto *r : labs) lab_ids.push_back(r->id);
+    std::vector<std::string> names;
+    for (const auto &s : subs) names.push_back(s.student);
+    // Fixed for the whole class up front, so a resumed run writes the same files.
+    const std::vector<std::string> junit_files = grade::junit_names(names);
     const std::size_t total = subs.size() * labs.size();
     std::size_t count = 0, kept = 0, appended = 0;
-    for (const auto &s : subs) {
+    for (std::size_t k = 0; k < subs.size(); ++k) {
+        const Submission &s = subs[k];
         students.push_back(s.student);
         const std::string kdir = kernels_in(s.dir);
         std::vector<grade::Result> mine;
@@ -387,7 +406,8 @@ int run(int argc, char **argv) {
                 ++kept;
             } else {
                 r = grade::grade_lab(*recipe, s.student, kdir, settings, &g_stop_flag);
-                if (g_stop) break;
+                if (r.grade.empty()) break;  // stopped while grading: nothing to keep
+                // A row finished before the signal is kept, so --resume need not grade it again.
                 book.append(r);
                 ++appended;
             }
@@ -397,9 +417,10 @@ int run(int argc, char **argv) {
                       << (r.kept ? " (kept from the gradebook)" : "") << "\n"
                       << std::flush;
             mine.push_back(r);
+            if (g_stop) break;
         }
         if (g_stop) break;
-        grade::write_junit(junit, s.student, mine);
+        grade::write_junit(junit, junit_files[k], s.student, mine);
         all.insert(all.end(), mine.begin(), mine.end());
     }
     if (g_stop) {

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <ostream>
 #include <sstream>
 
@@ -143,7 +144,28 @@ std::string file_name(const std::string &student) {
     return out;
 }
 
-void write_junit(const std::string &junit_dir, const std::string &student,
+std::vector<std::string> junit_names(const std::vector<std::string> &students) {
+    std::vector<std::string> out(students.size());
+    std::set<std::string> taken;  // lower case: some file systems ignore case
+    auto key = [](std::string s) {
+        std::transform(s.begin(), s.end(), s.begin(),
+                       [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        return s;
+    };
+    auto claim = [&](std::size_t i) {
+        const std::string base = file_name(students[i]);
+        std::string name = base;
+        for (int n = 2; taken.count(key(name)); ++n) name = base + "-" + std::to_string(n);
+        taken.insert(key(name));
+        out[i] = name;
+    };
+    for (int pass = 0; pass < 2; ++pass)  // clean names first, then the renamed ones
+        for (std::size_t i = 0; i < students.size(); ++i)
+            if ((file_name(students[i]) == students[i]) == (pass == 0)) claim(i);
+    return out;
+}
+
+void write_junit(const std::string &junit_dir, const std::string &file, const std::string &student,
                  const std::vector<Result> &results) {
     int failures = 0;
     double total = 0;
@@ -159,7 +181,7 @@ void write_junit(const std::string &junit_dir, const std::string &student,
       << "\" failures=\"" << failures << "\" errors=\"0\" skipped=\"0\" time=\""
       << fixed(total, 3) << "\">\n";
     for (const auto &r : results) {
-        x << "    <testcase classname=\"synclab." << xml(file_name(student)) << "\" name=\"lab "
+        x << "    <testcase classname=\"synclab." << xml(file) << "\" name=\"lab "
           << xml(r.lab) << "\" time=\"" << fixed(r.seconds, 3) << "\">\n";
         if (!r.passed())
             x << "      <failure type=\"" << xml(r.kind) << "\" message=\"" << xml(r.reason)
@@ -172,7 +194,7 @@ void write_junit(const std::string &junit_dir, const std::string &student,
 
     std::error_code ec;
     fs::create_directories(junit_dir, ec);
-    const fs::path final_path = fs::path(junit_dir) / (file_name(student) + ".xml");
+    const fs::path final_path = fs::path(junit_dir) / (file + ".xml");
     const fs::path tmp = final_path.string() + ".tmp";
     {
         std::ofstream out(tmp);

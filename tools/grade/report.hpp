@@ -23,12 +23,16 @@ private:
     std::vector<Result> kept_;
 };
 
-// junit_dir/<student>.xml, written whole (through a temporary file and a rename).
-void write_junit(const std::string &junit_dir, const std::string &student,
+// junit_dir/<file>.xml, written whole (through a temporary file and a rename).
+void write_junit(const std::string &junit_dir, const std::string &file, const std::string &student,
                  const std::vector<Result> &results);
 
 // A file name made of the student's name: anything but [A-Za-z0-9._-] becomes '_'.
 std::string file_name(const std::string &student);
+
+// One distinct file name per student (same order): file_name(), and where two would be the
+// same (ignoring case), "-2", "-3", ... A name already clean keeps its own file name first.
+std::vector<std::string> junit_names(const std::vector<std::string> &students);
 
 // student x lab: pass / FAIL kind / missing, then one line per failure with its reason.
 void print_table(std::ostream &os, const std::vector<std::string> &students,
