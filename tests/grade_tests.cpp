@@ -407,6 +407,7 @@ TEST_CASE("the grader refuses bad use in one line with exit 2") {
         {"--kernels", sub, "--memory", "1048577"},
         {"--kernels", sub, "--csv", sub + "/gradebook.csv"},          // into the submission
         {"--kernels", sub, "--bogus"},
+        {"--kernels", sub, "--device", "no-such-device"},              // named before any child runs
     };
     for (const auto &args : bad) {
         std::vector<std::string> all = args;

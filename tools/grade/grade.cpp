@@ -281,7 +281,7 @@ Result grade_lab(const Recipe &recipe, const std::string &student, const std::st
             std::vector<std::string> args{"--variant", variant};
             args.insert(args.end(), recipe.runs[i].begin(), recipe.runs[i].end());
             if (!device.empty()) args.insert(args.end(), {"--device", device});
-            const Run run_result = run(args, {}, s.memory_bytes);
+            const Run run_result = run(args, {}, s.device_memory_bytes.at(j / recipe.runs.size()));
             clear_folder(s.work_dir);
             if (*stop) return finish("", "", "");
             note_run(r, run_result, "run");

@@ -28,7 +28,7 @@ struct Settings {
     std::vector<std::string> devices{""};
     std::uint64_t seed = 0;     // 0: every run draws a fresh seed
     double timeout_s = 60;      // per child run
-    std::size_t memory_bytes = 0;           // dynamic runs (0: no limit)
+    std::vector<std::size_t> device_memory_bytes{0};  // dynamic runs, one per device (0: none)
     std::size_t oclgrind_memory_bytes = 0;  // race check
     bool race_check = true;     // false: --quick or --no-oclgrind
     bool oclgrind_available = false;

@@ -16,6 +16,7 @@
 #include <cxxopts.hpp>
 
 #include "grade.hpp"
+#include "synclab/device.hpp"
 #include "recipes.hpp"
 #include "report.hpp"
 #include "synclab/errors.hpp"
@@ -323,14 +324,16 @@ int run(int argc, char **argv) {
     if (settings.devices.empty()) settings.devices.push_back("");
     settings.seed = o["seed"].as<std::uint64_t>();
     settings.timeout_s = timeout;
-    std::string dev = device_list;
-    std::transform(dev.begin(), dev.end(), dev.begin(), ::tolower);
-    const bool cpu_like = dev.empty() || dev.find("pocl") != std::string::npos ||
-                          dev.find("portable") != std::string::npos ||
-                          dev.find("oclgrind") != std::string::npos ||
-                          dev.find("cpu") != std::string::npos;
+    // The memory limit guards the grader's machine from a CPU device's runaway kernel. A GPU
+    // driver reserves far more address space than it uses and fails under such a limit, so by
+    // default only CPU devices get it (--memory sets it for every device).
     const std::size_t mib = o.count("memory") ? o["memory"].as<std::size_t>() : 4096;
-    settings.memory_bytes = (o.count("memory") || cpu_like) ? mib << 20 : 0;
+    settings.device_memory_bytes.clear();
+    for (const auto &spec : settings.devices) {
+        const synclab::DeviceInfo d = synclab::select_device(spec);  // bad SPEC: one line, exit 2
+        settings.device_memory_bytes.push_back(
+            (o.count("memory") || d.is_cpu() || d.is_oclgrind()) ? mib << 20 : 0);
+    }
     settings.oclgrind_memory_bytes = mib << 20;
     // From the first child on, a signal stops the grader cleanly and kills the child.
     struct sigaction sa {};
