@@ -1,6 +1,7 @@
 // lab01_workgroup_reduce as a student runs it: verdicts, exit codes and one-line errors.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -61,6 +62,16 @@ TEST_CASE("SYNCLAB_KERNELS and SYNCLAB_DEVICE choose like --kernels and --device
     CHECK(r.out.find(first.name) != std::string::npos);
     check_usage_error({"--variant", "sync"}, "no device matches 'nothing-here'",
                       {{"SYNCLAB_DEVICE", "nothing-here"}});
+}
+
+TEST_CASE("--groups 0 fills the device with two groups per compute unit") {
+    for (const auto &d : test::dynamic_devices()) {
+        const auto r = run_lab(kLab, {"--device", d.spec(), "--kernels", test::source("solutions"),
+                                      "--variant", "sync", "--groups", "0"});
+        CHECK(r.exit_code == 0);
+        const std::size_t want = std::max<std::size_t>(8, 2 * d.compute_units);
+        CHECK(r.out.find(": " + std::to_string(want) + " group(s) x") != std::string::npos);
+    }
 }
 
 TEST_CASE("--list-devices lists every device with its limits") {

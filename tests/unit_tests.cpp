@@ -38,6 +38,10 @@ TEST_CASE("guarded_main turns every exception into exit code 2") {
     CHECK(guarded_main("t", []() -> int { throw UsageError("bad"); }) == 2);
     CHECK(guarded_main("t", []() -> int { throw cl::Error(CL_OUT_OF_RESOURCES, "x"); }) == 2);
     CHECK(guarded_main("t", []() -> int { throw 42; }) == 2);
+    // A kernel's crash surfaces at the next wait: exit 1, the student's kernel is at fault.
+    CHECK(guarded_main("t", []() -> int { throw cl::Error(CL_OUT_OF_RESOURCES, "clEnqueueReadBuffer"); }) == 1);
+    CHECK(guarded_main("t", []() -> int { throw cl::Error(CL_OUT_OF_RESOURCES, "clCreateBuffer"); }) == 2);
+    CHECK_FALSE(kernel_failed(cl::Error(CL_INVALID_VALUE, "clFinish")));
 }
 
 // A float tree reduction of the products, as a work-group computes it.

@@ -63,12 +63,30 @@ std::string describe(const cl::Error &e) {
     return s;
 }
 
+bool kernel_failed(const cl::Error &e) {
+    if (e.err() != CL_OUT_OF_RESOURCES && e.err() != CL_INVALID_COMMAND_QUEUE) return false;
+    // Where a kernel's fault surfaces: the next wait on the queue. Set-up calls are not that.
+    const std::string call = e.what() ? e.what() : "";
+    for (const char *wait : {"clEnqueueReadBuffer", "clEnqueueWriteBuffer", "clFinish",
+                             "clWaitForEvents", "clGetEventProfilingInfo", "clEnqueueCopyBuffer",
+                             "clEnqueueFillBuffer", "clEnqueueMapBuffer"})
+        if (call == wait) return true;
+    return false;
+}
+
 int guarded_main(const char *program, const std::function<int()> &body) {
     try {
         return body();
     } catch (const UsageError &e) {
         std::cerr << program << ": " << e.what() << "\n";
     } catch (const cl::Error &e) {
+        if (kernel_failed(e)) {
+            std::cerr << program << ": " << (e.what() ? e.what() : "OpenCL call") << " failed: "
+                      << cl_error_name(e.err())
+                      << ": a kernel failed on the device, most often by reading or writing out "
+                         "of bounds: run it with --device oclgrind to see where\n";
+            return kWrong;
+        }
         std::cerr << program << ": " << describe(e) << "\n";
     } catch (const cxxopts::exceptions::exception &e) {
         std::cerr << program << ": " << e.what() << " (see --help)\n";

@@ -59,6 +59,11 @@ int Lab::trials_or(int usual) const {
     return env.info.is_oclgrind() ? 1 : usual;
 }
 
+std::size_t Lab::groups_or(std::size_t usual) const {
+    const std::size_t g = opt.extra.count("groups") ? opt.groups : usual;
+    return g ? g : std::max<std::size_t>(8, 2 * env.info.compute_units);
+}
+
 void Lab::reject_groups(const std::string &instead) const {
     if (opt.extra.count("groups")) throw UsageError("--groups is not used here: " + instead);
 }

@@ -23,7 +23,8 @@ cxxopts::Options make_parser(const std::string &program, const std::string &desc
          cxxopts::value<std::size_t>()->default_value("0"))
         ("wg", "work-group size (0: the lab's default)",
          cxxopts::value<std::size_t>()->default_value("0"))
-        ("groups", "number of work-groups", cxxopts::value<std::size_t>()->default_value("1"))
+        ("groups", "number of work-groups (0: enough to fill the device, two per compute unit)",
+         cxxopts::value<std::size_t>()->default_value("1"))
         ("trials", "run each variant this many times, checking every run",
          cxxopts::value<int>()->default_value("1"))
         ("seed", "random seed (0: a fresh seed each run)",
@@ -65,7 +66,6 @@ bool parse(cxxopts::Options &parser, int argc, char **argv, Options &o) {
     o.timeout = r["timeout"].as<double>();
     if (!(o.timeout >= 0 && o.timeout <= kMaxTimeout))
         throw UsageError("--timeout is out of range: use 0 (no limit) or up to 1000000 seconds");
-    if (o.groups < 1) throw UsageError("--groups must be at least 1");
     if (o.trials < 1) throw UsageError("--trials must be at least 1");
     o.extra = r;
     return true;

@@ -39,9 +39,7 @@ static int run(Lab &lab) {
                          "--subgroup 32 (NVIDIA's warp) or 64 (AMD's wavefront)");
     // Enough groups at once to fill the device, and enough trials that a race cannot hide;
     // Oclgrind interprets every access, and one launch shows it every race.
-    const std::size_t groups = o.extra.count("groups") ? o.groups
-                               : dev.is_oclgrind() ? 1
-                                                   : std::max<std::size_t>(8, 2 * dev.compute_units);
+    const std::size_t groups = lab.groups_or(dev.is_oclgrind() ? 1 : 0);
     const int trials = lab.trials_or(10);
     check_dot_groups(dev, groups, wg);
 

@@ -134,7 +134,8 @@ static int run(Lab &lab) {
     const int trials = lab.trials_or(5);
     const std::size_t per_cu = o.extra["per-cu"].as<std::size_t>();
     if (per_cu < 1) throw UsageError("--per-cu must be at least 1");
-    const std::size_t groups = o.extra.count("groups") ? o.groups : per_cu * dev.compute_units;
+    const std::size_t groups =
+        o.extra.count("groups") && o.groups ? o.groups : per_cu * dev.compute_units;
     if (groups > max_n)
         throw UsageError("--groups " + std::to_string(groups) + " is more than this device can "
                          "hold partial sums for: use --groups " + std::to_string(max_n) + " or less");

@@ -114,8 +114,13 @@ std::pair<std::string, std::string> classify(const Run &run, const std::string &
     if (p.exited && p.exit_code == 0) return {"", ""};
     const auto err = lines_of(relative(p.err, kernels_dir));
     if (p.exited && p.exit_code == 1) {
-        for (const auto &l : err)  // the lab's own watchdog
+        for (const auto &l : err) {
+            // the lab's own watchdog
             if (l.find("stopped after") != std::string::npos) return {"timeout", clip(collapse(l))};
+            // a kernel that faulted on the device (a GPU's out-of-bounds access)
+            if (l.find("a kernel failed on the device") != std::string::npos)
+                return {"crash", "crashed on the device: " + clip(collapse(l))};
+        }
         std::vector<std::string> wrong;
         for (const auto &l : lines_of(p.out)) {
             std::string low = l;

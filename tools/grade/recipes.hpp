@@ -21,8 +21,9 @@ struct Recipe {
 // is built; the rest of the table is skipped.
 inline const std::vector<Recipe> &recipes() {
     static const std::vector<Recipe> table = {
+        // --groups 0 fills the device: a GPU shows a missing barrier only with many groups.
         {"01", "lab01_workgroup_reduce", "01_workgroup_reduce.cl", {"sync"},
-         {{"--trials", "5", "--groups", "8"}, {"--trials", "5", "--groups", "4", "--wg", "64"}},
+         {{"--trials", "5", "--groups", "0"}, {"--trials", "5", "--groups", "4", "--wg", "64"}},
          {"--wg", "64"}},
         {"02", "lab02_host_final_sum", "02_host_final_sum.cl", {"host"},
          {{"-n", "1000003", "--trials", "2"}, {"-n", "1000", "--wg", "64", "--trials", "2"}},
@@ -34,7 +35,7 @@ inline const std::vector<Recipe> &recipes() {
          {}},
         // reduceSubgroup needs a device with sub-groups, so only the barrier finish is graded.
         {"04", "lab04_subgroup_finish", "04_subgroup_finish.cl", {"barrier"},
-         {{"--trials", "5", "--groups", "8"}, {"--trials", "5", "--groups", "4", "--wg", "64"}},
+         {{"--trials", "5", "--groups", "0"}, {"--trials", "5", "--groups", "4", "--wg", "64"}},
          {"--wg", "64"}},
         {"05", "lab05_divergence", "05_divergence.cl", {"evenodd", "kway", "expensive"},
          {{"-n", "8192", "--iters", "64"}, {"-n", "4096", "--iters", "32", "-k", "5"}},

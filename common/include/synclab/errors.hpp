@@ -21,6 +21,10 @@ std::string cl_error_name(cl_int code);
 // One line: the failing call, the error's name, and a hint where one is obvious.
 std::string describe(const cl::Error &e);
 
+// A device error that a kernel's crash (an out-of-bounds access on a GPU) reports at the next
+// wait: the student's kernel failed, which is a wrong result (exit 1), not a set-up error.
+bool kernel_failed(const cl::Error &e);
+
 // Runs body and maps every exception to a one-line message on stderr and an exit code.
 int guarded_main(const char *program, const std::function<int()> &body);
 
