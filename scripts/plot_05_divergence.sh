@@ -4,14 +4,8 @@
 # Make the CSV with: ./build/bin/lab05_divergence --csv FILE.csv
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ $# -lt 1 ] || [ ! -f "$1" ]; then
-  echo "usage: $0 FILE.csv [OUT.png] [DEVICE NAME]  (FILE.csv from lab05_divergence --csv)" >&2
-  exit 2
-fi
-if ! command -v gnuplot >/dev/null; then
-  echo "gnuplot is not installed: sudo apt-get install gnuplot-nox (Debian/Ubuntu), then run this again" >&2
-  exit 2
-fi
+. scripts/plot_common.sh
+plot_check lab05_divergence "$@"
 csv=$1
 out=${2:-${csv%.csv}.png}
 device=${3:-this device}

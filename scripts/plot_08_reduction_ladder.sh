@@ -5,14 +5,8 @@
 # Make the CSV with: ./build/bin/lab08_reduction_ladder --csv FILE.csv
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ $# -lt 1 ] || [ ! -f "$1" ]; then
-  echo "usage: $0 FILE.csv [OUT.png] [DEVICE NAME]  (FILE.csv from lab08_reduction_ladder --csv)" >&2
-  exit 2
-fi
-if ! command -v gnuplot >/dev/null; then
-  echo "gnuplot is not installed: sudo apt-get install gnuplot-nox (Debian/Ubuntu), then run this again" >&2
-  exit 2
-fi
+. scripts/plot_common.sh
+plot_check lab08_reduction_ladder "$@"
 csv=$1
 if ! head -1 "$csv" | grep -q '^rung,kernel,device,.*pct_of_copy,host_gbps,pct_of_host'; then
   echo "$csv is not a lab08_reduction_ladder --csv file (its first line should start rung,kernel,device)" >&2

@@ -109,6 +109,23 @@ std::map<std::string, std::uintmax_t> listing(const std::string &dir) {
     return out;
 }
 
+// Starts argv in the background with stdout and stderr going to `log`: for tests that signal
+// the grader while it runs.
+pid_t spawn_logged(std::vector<std::string> args, const std::string &log) {
+    std::vector<char *> argv;
+    for (auto &a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    pid_t pid = 0;
+    const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    REQUIRE(rc == 0);
+    return pid;
+}
+
 bool contains(const std::string &text, const std::string &needle) {
     return text.find(needle) != std::string::npos;
 }
@@ -324,16 +341,7 @@ TEST_CASE("a class of 50 is graded in isolation and an interrupted gradebook res
     std::vector<std::string> args{test::lab(kGrader), "--class", klass.string(), "--labs", "01", "--quick",
                                   "--timeout", "120", "--seed", "11", "--csv", csv,
                                   "--junit", junit};
-    std::vector<char *> argv;
-    for (auto &a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_adddup2(&actions, 1, 2);
-    pid_t pid = 0;
-    REQUIRE(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ) == 0);
-    posix_spawn_file_actions_destroy(&actions);
+    const pid_t pid = spawn_logged(args, log);
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(150);
     while (std::chrono::steady_clock::now() < deadline &&
            (!fs::exists(csv) || rows_in(csv) < 25) && waitpid(pid, nullptr, WNOHANG) == 0)
@@ -545,16 +553,7 @@ TEST_CASE("SIGTERM stops the grader with exit 143 and kills the running lab") {
     std::vector<std::string> args{test::lab(kGrader), "--class", klass.string(), "--labs", "01",
                                   "--quick", "--timeout", "120", "--csv", csv, "--junit",
                                   dir / "junit"};
-    std::vector<char *> argv;
-    for (auto &a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_adddup2(&actions, 1, 2);
-    pid_t pid = 0;
-    REQUIRE(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ) == 0);
-    posix_spawn_file_actions_destroy(&actions);
+    const pid_t pid = spawn_logged(args, log);
     const std::string hang = (klass / "s2").string();
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(100);
     while (std::chrono::steady_clock::now() < deadline && !running_with(hang) &&

@@ -69,7 +69,7 @@ TEST_CASE("--groups 0 fills the device with two groups per compute unit") {
         const auto r = run_lab(kLab, {"--device", d.spec(), "--kernels", test::source("solutions"),
                                       "--variant", "sync", "--groups", "0"});
         CHECK(r.exit_code == 0);
-        const std::size_t want = std::max<std::size_t>(8, 2 * d.compute_units);
+        const std::size_t want = d.fill_groups();
         CHECK(r.out.find(": " + std::to_string(want) + " group(s) x") != std::string::npos);
     }
 }

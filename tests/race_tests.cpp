@@ -27,7 +27,7 @@ DotTrials probe(const DeviceInfo &dev, const Probe &p, int trials = 20) {
     const std::size_t kmax = k.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(dev.device);
     std::size_t wg = 1;
     while (wg * 2 <= std::min<std::size_t>(256, kmax)) wg *= 2;
-    const std::size_t groups = std::max<std::size_t>(8, 2 * dev.compute_units);
+    const std::size_t groups = dev.fill_groups();
     LocalPoison poison(env.context, dev.device);
     std::mt19937_64 rng(20261122);
     const DotTrials r = run_dot_trials(env, k, poison, groups, wg, trials, rng);

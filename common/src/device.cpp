@@ -25,6 +25,10 @@ static std::string lower(std::string s) {
 std::string DeviceInfo::spec() const {
     return std::to_string(platform_index) + ":" + std::to_string(device_index);
 }
+std::size_t DeviceInfo::fill_groups() const {
+    return std::max<std::size_t>(8, 2 * static_cast<std::size_t>(compute_units));
+}
+
 bool DeviceInfo::is_oclgrind() const { return lower(platform).find("oclgrind") != std::string::npos; }
 bool DeviceInfo::is_pocl() const {
     return lower(platform).find("portable computing language") != std::string::npos ||

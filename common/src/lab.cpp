@@ -61,7 +61,7 @@ int Lab::trials_or(int usual) const {
 
 std::size_t Lab::groups_or(std::size_t usual) const {
     const std::size_t g = opt.extra.count("groups") ? opt.groups : usual;
-    return g ? g : std::max<std::size_t>(8, 2 * env.info.compute_units);
+    return g ? g : env.info.fill_groups();
 }
 
 void Lab::reject_groups(const std::string &instead) const {

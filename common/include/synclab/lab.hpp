@@ -47,9 +47,7 @@ public:
     // --trials when given, else `usual`; 1 on Oclgrind, which interprets every access and
     // shows every race in one launch.
     int trials_or(int usual) const;
-    // --groups, with 0 meaning "fill the device": two groups per compute unit, at least 8 (on an
-    // H100 one group hid a missing barrier in 20/20 trials; 132 groups showed it in 20/20).
-    // `usual` when --groups was not given.
+    // --groups, with 0 meaning DeviceInfo::fill_groups(); `usual` when --groups was not given.
     std::size_t groups_or(std::size_t usual) const;
     // For labs whose groups follow from -n and --wg: --groups given is a usage error.
     void reject_groups(const std::string &instead) const;
