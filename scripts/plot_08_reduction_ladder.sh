@@ -8,13 +8,17 @@ cd "$(dirname "$0")/.."
 . scripts/plot_common.sh
 plot_check lab08_reduction_ladder "$@"
 csv=$1
-if ! head -1 "$csv" | grep -q '^rung,kernel,device,.*pct_of_copy,host_gbps,pct_of_host'; then
-  echo "$csv is not a lab08_reduction_ladder --csv file (its first line should start rung,kernel,device)" >&2
-  exit 2
-fi
+# Columns by name, as the .gp reads them: the CSV's first line names them.
+col() { head -1 "$csv" | tr -d '\r' | tr ',' '\n' | grep -nx "$1" | cut -d: -f1; }
+for c in rung device pct_of_copy pct_of_host; do
+  if [ -z "$(col $c)" ]; then
+    echo "$csv is not a lab08_reduction_ladder --csv file (its first line has no $c column)" >&2
+    exit 2
+  fi
+done
 out=${2:-${csv%.csv}.png}
 # The device named in the CSV unless one is given; a second bar series where a host peer ran.
-device=${3:-$(awk -F, 'NR == 2 { print $3 }' "$csv")}
-host=$(awk -F, 'NR > 1 && $15 != "" { found = 1 } END { print found ? 1 : 0 }' "$csv")
+device=${3:-$(awk -F, -v c="$(col device)" 'NR == 2 { print $c }' "$csv")}
+host=$(awk -F, -v c="$(col pct_of_host)" 'NR > 1 && $c != "" { found = 1 } END { print found ? 1 : 0 }' "$csv")
 gnuplot -e "csv='$csv'; out='$out'; device='${device//\'/}'; host=$host" handouts/plots/08_reduction_ladder.gp
 echo "wrote $out"

@@ -78,7 +78,7 @@ TEST_CASE("lab04 solution passes and a CPU shows the lockstep demonstration wron
     }
 }
 
-TEST_CASE("lab04 lockstep alone exits 1 on a CPU and --subgroup 1 makes it right") {
+TEST_CASE("lab04 lockstep alone exits 1 on a CPU and --simd 1 makes it right") {
     for (const auto &dev : test::dynamic_devices()) {
         if (!dev.is_cpu()) continue;  // a GPU may well run it in lockstep
         CAPTURE(dev.name);
@@ -86,7 +86,7 @@ TEST_CASE("lab04 lockstep alone exits 1 on a CPU and --subgroup 1 makes it right
         CHECK(r.exit_code == 1);
         CHECK(r.out.find("WRONG") != std::string::npos);
         // Width 1: every level but the last has a barrier, and the last needs none.
-        r = run_lab(kLab, on(dev, "solutions", {"--variant", "lockstep", "--subgroup", "1"}));
+        r = run_lab(kLab, on(dev, "solutions", {"--variant", "lockstep", "--simd", "1"}));
         CHECK(r.exit_code == 0);
         CHECK(r.out.find("verified") != std::string::npos);
     }
@@ -130,22 +130,22 @@ TEST_CASE("lab04 the subgroup variant runs where supported and is skipped with a
 }
 
 TEST_CASE("lab04 prints each variant's median time and the ratio to reduceBarrier") {
-    // --subgroup 1 makes the lockstep kernel right everywhere, so its time is compared too.
-    const auto r = run_lab(kLab, {"--kernels", test::source("solutions"), "--subgroup", "1",
+    // --simd 1 makes the lockstep kernel right everywhere, so its time is compared too.
+    const auto r = run_lab(kLab, {"--kernels", test::source("solutions"), "--simd", "1",
                                   "--trials", "3", "--csv", "-"});
     CAPTURE(r.out);
     CHECK(r.exit_code == 0);
     CHECK(r.out.find("median ") != std::string::npos);
     CHECK(r.out.find("time vs reduceBarrier (right answers only):  reduceLockstep ") !=
           std::string::npos);
-    CHECK(r.out.find("variant,groups,wg,subgroup,trials,wrong_trials") != std::string::npos);
+    CHECK(r.out.find("variant,groups,wg,simd,trials,wrong_trials") != std::string::npos);
     CHECK(r.out.find("\nlockstep,") != std::string::npos);
     CHECK(r.out.find("\nbarrier,") != std::string::npos);
 }
 
 TEST_CASE("lab04 bad input exits 2 with one line naming the cause and the fix") {
-    check_usage_error({"--subgroup", "3"}, "--subgroup 32");
-    check_usage_error({"--subgroup", "512", "--wg", "256"}, "no larger than the work-group");
+    check_usage_error({"--simd", "3"}, "--simd 32");
+    check_usage_error({"--simd", "512", "--wg", "256"}, "no larger than the work-group");
     check_usage_error({"--wg", "100"}, "not a power of two");
     check_usage_error({"-n", "128", "--wg", "256"}, "differ");
     check_usage_error({"--variant", "warp"}, "unknown --variant 'warp'");
@@ -198,7 +198,7 @@ TEST_CASE("lab04 Oclgrind reports the lockstep finish as a race and the barrier 
         return r;
     };
     CHECK(has_race(run({"--variant", "lockstep"}), "reduceLockstep", add));
-    CHECK(run({"--variant", "lockstep", "--subgroup", "1"}).findings.empty());
+    CHECK(run({"--variant", "lockstep", "--simd", "1"}).findings.empty());
     const auto clean = run({"--variant", "barrier"});
     CHECK(clean.findings.empty());
     CHECK(clean.process.exit_code == 0);

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "support.hpp"
-#include "synclab/bandwidth.hpp"
+#include "08_reduction_ladder/bandwidth.hpp"
 #include "synclab/reference.hpp"
 
 namespace fs = std::filesystem;

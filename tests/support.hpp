@@ -6,7 +6,7 @@
 
 #include "synclab/device.hpp"
 #include "synclab/oclgrind.hpp"
-#include "synclab/process.hpp"
+#include "grade/process.hpp"
 
 namespace test {
 

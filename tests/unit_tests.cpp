@@ -164,14 +164,20 @@ TEST_CASE("devices: listing and choosing by index or name and a clear error for 
     CHECK(listing.str().find("subgroups") != std::string::npos);
 }
 
-TEST_CASE("a build error names the file and line and carries the compiler's log") {
+TEST_CASE("a build error is one line naming file:line, and carries the compiler's log") {
     Env env(select_device(""));
     try {
-        build_source(env.context, env.info.device, "__kernel void k() {\n  int x = ;\n}\n",
-                     "broken.cl");
-        FAIL("expected UsageError");
-    } catch (const UsageError &e) {
-        CHECK(std::string(e.what()).find("broken.cl:2") != std::string::npos);
+        build_source(env.context, env.info.device,
+                     "__kernel void k() {\n  int x = ;\n  int y = ;\n}\n", "broken.cl");
+        FAIL("expected BuildError");
+    } catch (const BuildError &e) {
+        const std::string what = e.what();
+        CHECK(what.rfind("broken.cl:2: error: ", 0) == 0);
+        CHECK(what.find("(and 1 more") != std::string::npos);
+        CHECK(what.find('\n') == std::string::npos);
+        CHECK(e.where == "broken.cl:2");
+        CHECK_FALSE(e.first_error.empty());
+        CHECK(e.log.find("broken.cl:3") != std::string::npos);
     }
 }
 

@@ -27,16 +27,17 @@ set offsets 0, 0, graph 0.12, 0
 set arrow from graph 0, first 100 to graph 1, first 100 nohead dashtype 2 lc rgb "#444444"
 label(v) = v < 10 ? sprintf("%.1f", v) : sprintf("%.0f", v)
 
-# Columns: 1 rung, 13 pct_of_copy, 15 pct_of_host. Rows are the rungs in order.
+# Columns by name (the CSV's header line); rows are the rungs in order. An empty cell (a wrong
+# rung) is missing: no bar, no label.
 if (host) {
     set boxwidth 0.38
-    plot csv using 0:(NaN):xtic(1) with boxes notitle, \
-         '' using ($0 - 0.2):13 with boxes lc rgb "#1f77b4" title "% of copy-kernel bandwidth", \
-         '' using ($0 + 0.2):15 with boxes lc rgb "#ff7f0e" title "% of host threads' throughput", \
-         '' using ($0 - 0.2):13:(label($13)) with labels offset 0, 0.7 notitle, \
-         '' using ($0 + 0.2):15:(label($15)) with labels offset 0, 0.7 notitle
+    plot csv using 0:(NaN):xtic(strcol("rung")) with boxes notitle, \
+         '' using ($0 - 0.2):"pct_of_copy" with boxes lc rgb "#1f77b4" title "% of copy-kernel bandwidth", \
+         '' using ($0 + 0.2):"pct_of_host" with boxes lc rgb "#ff7f0e" title "% of host threads' throughput", \
+         '' using ($0 - 0.2):"pct_of_copy":(label(column("pct_of_copy"))) with labels offset 0, 0.7 notitle, \
+         '' using ($0 + 0.2):"pct_of_host":(label(column("pct_of_host"))) with labels offset 0, 0.7 notitle
 } else {
     set boxwidth 0.6
-    plot csv using 0:13:xtic(1) with boxes lc rgb "#1f77b4" title "% of copy-kernel bandwidth", \
-         '' using 0:13:(label($13)) with labels offset 0, 0.7 notitle
+    plot csv using 0:"pct_of_copy":xtic(strcol("rung")) with boxes lc rgb "#1f77b4" title "% of copy-kernel bandwidth", \
+         '' using 0:"pct_of_copy":(label(column("pct_of_copy"))) with labels offset 0, 0.7 notitle
 }

@@ -3,21 +3,12 @@
 // efficient way round the missing global barrier. Prints where the time goes.
 #include <cstdio>
 
+#include "declaration.hpp"
 #include "synclab/lab.hpp"
 #include "synclab/partials.hpp"
 #include "synclab/workgroup.hpp"
 
 using namespace synclab;
-
-static const LabSpec spec{
-    "lab02_host_final_sum",
-    "Scalar product of any length: dotPartials leaves one partial sum per work-group and the "
-    "host adds them.",
-    "02_host_final_sum.cl",
-    {"host"},
-    {},
-    nullptr,
-};
 
 static double share(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0; }
 
@@ -48,41 +39,47 @@ static void print_details(const DotProblem &p, const HostFinalSum &r) {
 static int run(Lab &lab) {
     const Options &o = lab.opt;
     lab.reject_groups("the groups follow from -n and --wg");
-    cl::Kernel kernel(lab.program(), "dotPartials");
+    cl::Kernel kernel(lab.program(), lab.kernel_name("host").c_str());
     lab.selected_variants();  // rejects an unknown --variant
     const std::size_t wg = pow2_work_group_size(o, lab.env.info.max_wg);
     check_launch(kernel, lab.env.info.device, wg, wg * sizeof(float));
     const std::size_t n = o.n ? o.n : std::size_t(1) << 24;
     check_dot_size(lab.env.info, n, wg);
 
-    std::printf("%s on %s / %s: n = %zu in %zu group(s) of %zu, %d trial(s), seed %llu\n",
-                spec.name.c_str(), lab.env.info.platform.c_str(), lab.env.info.name.c_str(), n,
-                groups_for(n, wg), wg, o.trials, static_cast<unsigned long long>(lab.seed));
+    const int trials = lab.trials_or(1);
+    lab.banner("n = " + std::to_string(n) + " in " + std::to_string(groups_for(n, wg)) +
+               " group(s) of " + std::to_string(wg) + ", " + std::to_string(trials) + " trial(s)");
 
     // One small untimed run first: a device may finish compiling at its first launch.
     DotProblem warm = make_dot_problem(lab.env, wg, wg, lab.rng);
     host_final_sum(lab.env, kernel, lab.poison(), warm, 1);
 
-    std::ostream *csv = lab.csv();
+    Csv csv = lab.csv({"n", "groups", "wg", "trials", "transfer_ms", "kernel_ms", "host_sum_ms",
+                       "total_ms", "transfer_share", "kernel_share", "host_sum_share", "verified"});
     const auto sizes = csv ? sweep_sizes(n) : std::vector<std::size_t>{n};
     if (csv) {
-        *csv << "n,groups,wg,trials,transfer_ms,kernel_ms,host_sum_ms,total_ms,transfer_share,"
-                "kernel_share,host_sum_share,verified\n";
         std::printf("sweep to %s, median of %d trial(s) per n:\n%10s %8s %10s %9s %9s %9s  %s\n",
-                    o.csv.c_str(), o.trials, "n", "groups", "total ms", "transfer", "kernel",
+                    o.csv.c_str(), trials, "n", "groups", "total ms", "transfer", "kernel",
                     "host sum", "result");
     }
     bool all_ok = true;
+    std::string detail;
     for (const std::size_t size : sizes) {
         DotProblem p = make_dot_problem(lab.env, size, wg, lab.rng);
-        const HostFinalSum r = host_final_sum(lab.env, kernel, lab.poison(), p, o.trials);
+        const HostFinalSum r = host_final_sum(lab.env, kernel, lab.poison(), p, trials);
+        if (!r.ok() && all_ok)
+            detail = "dotPartials at n = " + std::to_string(size) + ": " +
+                     std::to_string(r.wrong_partials) + " partial sum(s) wrong over " +
+                     std::to_string(r.trials) + " trial(s)" + (r.total_ok ? "" : ", total wrong");
         all_ok = all_ok && r.ok();
         const double t = r.total_ms();
         if (csv) {
-            *csv << size << "," << p.groups << "," << wg << "," << r.trials << ","
-                 << r.transfer_ms() << "," << r.kernel_ms << "," << r.host_ms << "," << t << ","
-                 << share(r.transfer_ms(), t) << "," << share(r.kernel_ms, t) << ","
-                 << share(r.host_ms, t) << "," << (r.ok() ? 1 : 0) << "\n";
+            csv("n", size)("groups", p.groups)("wg", wg)("trials", r.trials)(
+                "transfer_ms", r.transfer_ms())("kernel_ms", r.kernel_ms)("host_sum_ms", r.host_ms)(
+                "total_ms", t)("transfer_share", share(r.transfer_ms(), t))(
+                "kernel_share", share(r.kernel_ms, t))("host_sum_share", share(r.host_ms, t))(
+                "verified", r.ok());
+            csv.row();
             std::printf("%10zu %8zu %10.4f %8.1f%% %8.1f%% %8.1f%%  %s\n", size, p.groups, t,
                         share(r.transfer_ms(), t), share(r.kernel_ms, t), share(r.host_ms, t),
                         r.ok() ? "verified" : "WRONG");
@@ -92,7 +89,7 @@ static int run(Lab &lab) {
             print_details(p, r);
         }
     }
-    return lab.exit_code({{"host", all_ok}});
+    return lab.exit_code({{"host", all_ok, all_ok ? "dotPartials verified" : detail}});
 }
 
-int main(int argc, char **argv) { return run_lab(argc, argv, spec, run); }
+int main(int argc, char **argv) { return run_lab(argc, argv, kLab, run); }

@@ -1,143 +1,13 @@
 // Lab 03: there is no global barrier, so the reduction becomes several kernel launches. The
 // same reducePartials kernel runs again and again on the array of partial sums until one value
 // is left; lab 02's host final sum runs beside it on the same inputs for comparison.
-#include <cmath>
 #include <cstdio>
 
-#include "synclab/lab.hpp"
-#include "synclab/partials.hpp"
+#include "declaration.hpp"
+#include "multikernel.hpp"
 #include "synclab/workgroup.hpp"
 
 using namespace synclab;
-
-static const LabSpec spec{
-    "lab03_multikernel_reduce",
-    "Scalar product reduced by repeated launches (dotPartials, then reducePartials until one "
-    "value is left), against lab 02's host final sum.",
-    "03_multikernel_reduce.cl",
-    {"device", "host"},
-    {},
-    nullptr,
-};
-
-struct Pass {
-    std::size_t in, groups;
-    std::vector<double> ms;  // one per trial
-};
-
-struct MultiKernel {
-    std::vector<Pass> passes;
-    std::vector<double> read_ms;
-    float value = 0;
-    int wrong_trials = 0;
-    double kernels_ms() const {
-        double t = 0;
-        for (const auto &p : passes) t += median(p.ms);
-        return t;
-    }
-    double total_ms() const { return kernels_ms() + median(read_ms); }
-};
-
-// One trial: pass 1 leaves p.groups partials, then reducePartials until one value is left.
-static void reduce_on_device(Lab &lab, cl::Kernel &dot, cl::Kernel &reduce, const DotProblem &p,
-                             MultiKernel &r) {
-    Env &env = lab.env;
-    const std::size_t wg = p.wg;
-    std::size_t count = p.n, groups = p.groups;
-    // One buffer per pass, padded with NaN to whole groups: a missing tail guard shows.
-    cl::Buffer out = nan_buffer(env, groups * wg);
-    std::vector<cl::Event> events{launch_dot_partials(env, dot, lab.poison(), p, out)};
-    std::vector<std::pair<std::size_t, std::size_t>> shape{{count, groups}};
-    // Each launch ends before the next begins (in-order queue): that is the global barrier.
-    while (groups > 1) {
-        count = groups;
-        groups = groups_for(count, wg);
-        cl::Buffer in = out;
-        out = nan_buffer(env, groups * wg);
-        lab.poison().fill(env.queue, groups, wg, wg * sizeof(float));
-        reduce.setArg(0, in);
-        reduce.setArg(1, out);
-        reduce.setArg(2, cl::Local(wg * sizeof(float)));
-        reduce.setArg(3, static_cast<cl_uint>(count));
-        events.emplace_back();
-        env.queue.enqueueNDRangeKernel(reduce, cl::NullRange, cl::NDRange(groups * wg),
-                                       cl::NDRange(wg), nullptr, &events.back());
-        shape.emplace_back(count, groups);
-    }
-    cl::Event read;
-    env.queue.enqueueReadBuffer(out, CL_TRUE, 0, sizeof(float), &r.value, nullptr, &read);
-
-    if (r.passes.empty())
-        for (const auto &[in, g] : shape) r.passes.push_back({in, g, {}});
-    for (std::size_t k = 0; k < events.size(); ++k) r.passes[k].ms.push_back(event_ms(events[k]));
-    r.read_ms.push_back(event_ms(read));
-    // Every pass adds log2(wg) levels of float sums on top of the first.
-    const std::size_t levels = static_cast<std::size_t>(std::log2(static_cast<double>(wg)));
-    if (!close(r.value, p.total.value, tolerance(p.n, p.total.abs_sum, levels)))
-        ++r.wrong_trials;
-}
-
-struct Row {
-    MultiKernel device;
-    HostFinalSum host;
-    bool device_ok = true, host_ok = true;
-};
-
-static Row measure(Lab &lab, cl::Kernel &dot, cl::Kernel &reduce, DotProblem &p, bool device,
-                   bool host) {
-    Row row;
-    if (host) {
-        row.host = host_final_sum(lab.env, dot, lab.poison(), p, lab.opt.trials);
-        row.host_ok = row.host.ok();
-    } else {
-        upload(lab.env, p);
-    }
-    if (device) {
-        for (int t = 0; t < lab.opt.trials; ++t) reduce_on_device(lab, dot, reduce, p, row.device);
-        row.device_ok = row.device.wrong_trials == 0;
-    }
-    return row;
-}
-
-static void print_details(const DotProblem &p, const Row &row, bool device, bool host) {
-    if (device) {
-        const MultiKernel &d = row.device;
-        std::printf("%-5s %12s %9s %11s\n", "pass", "elements in", "groups", "kernel ms");
-        for (std::size_t k = 0; k < d.passes.size(); ++k)
-            std::printf("%-5zu %12zu %9zu %11.4f   %s\n", k + 1, d.passes[k].in, d.passes[k].groups,
-                        median(d.passes[k].ms), k ? "reducePartials" : "dotPartials");
-        std::printf("read the 1 result: %.4f ms\n", median(d.read_ms));
-        std::printf("multi-kernel: %.4f ms over %zu launch(es); result %.4f  host reference %.4f  "
-                    "%s\n",
-                    d.total_ms(), d.passes.size(), d.value, p.total.value,
-                    row.device_ok ? "verified" : "WRONG");
-        if (!row.device_ok)
-            std::printf("multi-kernel: %d/%zu trial(s) WRONG\n", d.wrong_trials,
-                        d.passes.front().ms.size());
-    }
-    if (host) {
-        const HostFinalSum &h = row.host;
-        std::printf("host final sum (lab 02): %.4f ms = dotPartials %.4f + read %zu partial(s) "
-                    "%.4f + host sum %.4f; result %.4f  %s\n",
-                    h.reduce_ms(), h.kernel_ms, p.groups, h.read_ms, h.host_ms, h.value,
-                    row.host_ok ? "verified" : "WRONG");
-        if (!row.host_ok && h.wrong_trials)
-            std::printf("host final sum: %zu partial sum(s) WRONG; first: group %zu device %.4f "
-                        "host %.4f\n",
-                        h.wrong_partials, h.first_wrong, h.first_wrong_got, h.first_wrong_want);
-    }
-    if (device && host) {
-        std::printf("multi-kernel / host final sum: %.2fx the time (both leave out the upload of "
-                    "a and b, %.4f ms)\n",
-                    row.device.total_ms() / row.host.reduce_ms(), row.host.upload_ms);
-        // Pass 1 is the same kernel on both paths: what differs is what comes after it.
-        const MultiKernel &d = row.device;
-        std::printf("after pass 1: multi-kernel %.4f ms (%zu more launch(es), read 1 value) vs "
-                    "host final sum %.4f ms (read %zu partial(s), add them)\n",
-                    d.total_ms() - median(d.passes.front().ms), d.passes.size() - 1,
-                    row.host.read_ms + row.host.host_ms, p.groups);
-    }
-}
 
 static int run(Lab &lab) {
     const Options &o = lab.opt;
@@ -146,6 +16,7 @@ static int run(Lab &lab) {
     for (const auto &v : lab.selected_variants()) (v == "device" ? device : host) = true;
     cl::Program program = lab.program();
     cl::Kernel dot(program, "dotPartials"), reduce(program, "reducePartials");
+    const int trials = lab.trials_or(1);
     // At least 2: a pass must shrink the array, or the launches never end.
     const std::size_t wg = pow2_work_group_size(o, lab.env.info.max_wg, 2);
     check_launch(dot, lab.env.info.device, wg, wg * sizeof(float));
@@ -153,27 +24,33 @@ static int run(Lab &lab) {
     const std::size_t n = o.n ? o.n : std::size_t(1) << 24;
     check_dot_size(lab.env.info, n, wg);
 
-    std::printf("%s on %s / %s: n = %zu, work-groups of %zu, %d trial(s), seed %llu\n",
-                spec.name.c_str(), lab.env.info.platform.c_str(), lab.env.info.name.c_str(), n,
-                wg, o.trials, static_cast<unsigned long long>(lab.seed));
+    lab.banner("n = " + std::to_string(n) + ", work-groups of " + std::to_string(wg) + ", " +
+               std::to_string(trials) + " trial(s)");
 
     // A small untimed run first: a device may finish compiling at its first launch.
     DotProblem warm = make_dot_problem(lab.env, wg * wg + 1, wg, lab.rng);
-    measure(lab, dot, reduce, warm, device, host);
+    measure(lab, dot, reduce, warm, 1, device, host);
 
-    std::ostream *csv = lab.csv();
+    Csv csv = lab.csv({"n", "wg", "trials", "launches", "multikernel_ms", "host_final_sum_ms",
+                       "ratio", "verified"});
     const auto sizes = csv ? sweep_sizes(n) : std::vector<std::size_t>{n};
     if (csv) {
-        *csv << "n,wg,trials,launches,multikernel_ms,host_final_sum_ms,ratio,verified\n";
         std::printf("sweep to %s, median of %d trial(s) per n (ms, upload left out):\n"
                     "%10s %8s %13s %15s %7s  %s\n",
-                    o.csv.c_str(), o.trials, "n", "launches", "multi-kernel", "host final sum",
+                    o.csv.c_str(), trials, "n", "launches", "multi-kernel", "host final sum",
                     "ratio", "result");
     }
     bool device_ok = true, host_ok = true;
+    std::string device_detail = "multi-kernel verified", host_detail = "host final sum verified";
     for (const std::size_t size : sizes) {
         DotProblem p = make_dot_problem(lab.env, size, wg, lab.rng);
-        const Row row = measure(lab, dot, reduce, p, device, host);
+        const Row row = measure(lab, dot, reduce, p, trials, device, host);
+        if (!row.device_ok && device_ok)
+            device_detail = "reducePartials (multi-kernel) at n = " + std::to_string(size) + ": " +
+                            std::to_string(row.device.wrong_trials) + " trial(s) wrong";
+        if (!row.host_ok && host_ok)
+            host_detail = "dotPartials (host final sum) at n = " + std::to_string(size) + ": " +
+                          std::to_string(row.host.wrong_partials) + " partial sum(s) wrong";
         device_ok = device_ok && row.device_ok;
         host_ok = host_ok && row.host_ok;
         if (csv) {
@@ -181,8 +58,9 @@ static int run(Lab &lab) {
             const double hm = host ? row.host.reduce_ms() : 0;
             const double ratio = device && host && hm > 0 ? dm / hm : 0;
             const bool ok = row.device_ok && row.host_ok;
-            *csv << size << "," << wg << "," << o.trials << "," << row.device.passes.size() << ","
-                 << dm << "," << hm << "," << ratio << "," << (ok ? 1 : 0) << "\n";
+            csv("n", size)("wg", wg)("trials", trials)("launches", row.device.passes.size())(
+                "multikernel_ms", dm)("host_final_sum_ms", hm)("ratio", ratio)("verified", ok);
+            csv.row();
             std::printf("%10zu %8zu %13.4f %15.4f %6.2fx  %s\n", size, row.device.passes.size(),
                         dm, hm, ratio, ok ? "verified" : "WRONG");
         }
@@ -191,10 +69,10 @@ static int run(Lab &lab) {
             print_details(p, row, device, host);
         }
     }
-    std::vector<std::pair<std::string, bool>> verdicts;
-    if (device) verdicts.emplace_back("device", device_ok);
-    if (host) verdicts.emplace_back("host", host_ok);
+    std::vector<Verdict> verdicts;
+    if (device) verdicts.push_back({"device", device_ok, device_detail});
+    if (host) verdicts.push_back({"host", host_ok, host_detail});
     return lab.exit_code(verdicts);
 }
 
-int main(int argc, char **argv) { return run_lab(argc, argv, spec, run); }
+int main(int argc, char **argv) { return run_lab(argc, argv, kLab, run); }

@@ -2,41 +2,24 @@
 // a finish with no barriers that trusts lockstep (reduceLockstep), against the barriers put
 // back (reduceBarrier) and a sub-group built-in (reduceSubgroup), each checked and timed.
 #include <cstdio>
-#include <map>
 
+#include "declaration.hpp"
+#include "synclab/dot.hpp"
 #include "synclab/lab.hpp"
 #include "synclab/subgroups.hpp"
 #include "synclab/workgroup.hpp"
 
 using namespace synclab;
 
-static const LabSpec spec{
-    "lab04_subgroup_finish",
-    "Reduction finished inside one sub-group: lockstep (no barriers) vs barriers vs "
-    "sub_group_reduce_add. Without --groups and --trials: 2 groups per compute unit (at least "
-    "8) and 10 trials; 1 and 1 on Oclgrind.",
-    "04_subgroup_finish.cl",
-    {"barrier", "subgroup"},
-    {"lockstep"},
-    [](cxxopts::Options &p) {
-        p.add_options()("subgroup", "width the lockstep finish trusts: no barriers once stride "
-                                    "<= this (a power of two; NVIDIA's warp is 32)",
-                        cxxopts::value<std::size_t>()->default_value("32"));
-    },
-};
-
-static const std::map<std::string, const char *> kKernel{
-    {"lockstep", "reduceLockstep"}, {"barrier", "reduceBarrier"}, {"subgroup", "reduceSubgroup"}};
-
 static int run(Lab &lab) {
     const Options &o = lab.opt;
     const DeviceInfo &dev = lab.env.info;
     const std::size_t wg = tree_work_group_size(o, dev.max_wg);
-    const std::size_t width = o.extra["subgroup"].as<std::size_t>();
+    const std::size_t width = o.extra["simd"].as<std::size_t>();
     if (!is_power_of_two(width) || width > wg)
-        throw UsageError("--subgroup " + std::to_string(width) + " must be a power of two no " +
+        throw UsageError("--simd " + std::to_string(width) + " must be a power of two no " +
                          "larger than the work-group (" + std::to_string(wg) + "): use " +
-                         "--subgroup 32 (NVIDIA's warp) or 64 (AMD's wavefront)");
+                         "--simd 32 (NVIDIA's warp) or 64 (AMD's wavefront)");
     // Enough groups at once to fill the device, and enough trials that a race cannot hide;
     // Oclgrind interprets every access, and one launch shows it every race.
     const std::size_t groups = lab.groups_or(dev.is_oclgrind() ? 1 : 0);
@@ -52,7 +35,7 @@ static int run(Lab &lab) {
         if (variant == "subgroup" && !sg.builtins) {
             skipped = sg.why_not;
             if (o.variant == "subgroup")
-                throw UsageError("--variant subgroup cannot run on " + dev.name + ": " +
+                throw Unsupported("--variant subgroup cannot run on " + dev.name + ": " +
                                  skipped + "; pick a device whose --list-devices row says "
                                  "subgroups yes (POCL 4 or later)");
             continue;
@@ -61,33 +44,32 @@ static int run(Lab &lab) {
         cl::Program from = variant == "subgroup"
                                ? lab.program(define + " -D WITH_SUBGROUPS " + sg.build_options)
                                : program;
-        cl::Kernel kernel(from, kKernel.at(variant));
+        cl::Kernel kernel(from, lab.kernel_name(variant).c_str());
         check_launch(kernel, dev.device, wg, wg * sizeof(float));
         kernels.emplace_back(variant, kernel);
     }
 
-    std::printf("%s on %s / %s: %zu group(s) x %zu work-items, %d trial(s), seed %llu\n",
-                spec.name.c_str(), dev.platform.c_str(), dev.name.c_str(), groups, wg, trials,
-                static_cast<unsigned long long>(lab.seed));
+    lab.banner(std::to_string(groups) + " group(s) x " + std::to_string(wg) + " work-items, " +
+               std::to_string(trials) + " trial(s)");
     std::printf("sub-groups: %s", sg.builtins ? sg.how.c_str() : "none");
     for (auto &[variant, kernel] : kernels)
         if (variant == "subgroup")
             if (const std::size_t size = kernel_subgroup_size(kernel, dev.device, wg))
                 std::printf(", %zu work-items wide at --wg %zu", size, wg);
     if (sg.hw_width) std::printf("; %s says %zu", sg.hw_width_from.c_str(), sg.hw_width);
-    std::printf("; the lockstep finish trusts %zu (--subgroup)\n", width);
+    std::printf("; the lockstep finish trusts %zu (--simd)\n", width);
 
-    std::ostream *csv = lab.csv();
-    if (csv) *csv << "variant,groups,wg,subgroup,trials,wrong_trials,wrong_groups,median_kernel_ms\n";
-    std::vector<std::pair<std::string, bool>> verdicts;
+    Csv csv = lab.csv({"variant", "groups", "wg", "simd", "trials", "wrong_trials", "wrong_groups",
+                       "median_kernel_ms"});
+    std::vector<Verdict> verdicts;
     std::vector<std::pair<std::string, double>> times;  // right answers only
     for (auto &[variant, kernel] : kernels) {
         const DotTrials r = run_dot_trials(lab.env, kernel, lab.poison(), groups, wg, trials,
                                            lab.rng);
         const double ms = median(r.kernel_ms);
-        verdicts.emplace_back(variant, r.clean());
+        verdicts.push_back({variant, r.clean(), r.summary(lab.kernel_name(variant))});
         if (r.clean()) times.emplace_back(variant, ms);
-        std::printf("%-15s device %12.4f  host %12.4f  %s\n", kKernel.at(variant), r.first_device,
+        std::printf("%-15s device %12.4f  host %12.4f  %s\n", lab.kernel_name(variant).c_str(), r.first_device,
                     r.first_host,
                     r.clean() ? "verified"
                     : lab.is_demonstration(variant)
@@ -95,11 +77,14 @@ static int run(Lab &lab) {
                         : "WRONG");
         std::printf("%-15s %d/%d trials wrong, %zu/%zu group partials wrong, median %.4f ms\n",
                     "", r.wrong_trials, r.trials, r.wrong_groups, r.groups, ms);
-        if (csv)
-            *csv << variant << "," << groups << "," << wg << "," << width << "," << r.trials
-                 << "," << r.wrong_trials << "," << r.wrong_groups << "," << ms << "\n";
+        csv("variant", variant)("groups", groups)("wg", wg)("simd", width)("trials", r.trials)(
+            "wrong_trials", r.wrong_trials)("wrong_groups", r.wrong_groups)("median_kernel_ms", ms);
+        csv.row();
     }
-    if (!skipped.empty()) std::printf("%-15s skipped: %s\n", "reduceSubgroup", skipped.c_str());
+    if (!skipped.empty()) {
+        std::printf("%-15s skipped: %s\n", "reduceSubgroup", skipped.c_str());
+        lab.skipped("subgroup", skipped);
+    }
 
     // What dropping the last barriers buys, among variants that gave the right answer.
     double base = 0;
@@ -108,10 +93,10 @@ static int run(Lab &lab) {
     if (base > 0 && times.size() > 1) {
         std::printf("time vs reduceBarrier (right answers only):");
         for (const auto &[variant, ms] : times)
-            if (variant != "barrier") std::printf("  %s %.2fx", kKernel.at(variant), ms / base);
+            if (variant != "barrier") std::printf("  %s %.2fx", lab.kernel_name(variant).c_str(), ms / base);
         std::printf("\n");
     }
     return lab.exit_code(verdicts);
 }
 
-int main(int argc, char **argv) { return run_lab(argc, argv, spec, run); }
+int main(int argc, char **argv) { return run_lab(argc, argv, kLab, run); }

@@ -12,7 +12,8 @@
 #include <sstream>
 
 #include "synclab/oclgrind.hpp"
-#include "synclab/process.hpp"
+#include "process.hpp"
+#include "synclab/verdict.hpp"
 
 namespace fs = std::filesystem;
 
@@ -81,16 +82,6 @@ std::string tail(const std::string &text, std::size_t max_lines) {
     return out;
 }
 
-// The seed the lab printed ("seed 123"), or "".
-std::string printed_seed(const std::string &out) {
-    for (std::size_t at = 0; (at = out.find("seed ", at)) != std::string::npos; ++at) {
-        std::size_t end = at + 5;
-        while (end < out.size() && std::isdigit(static_cast<unsigned char>(out[end]))) ++end;
-        if (end > at + 5) return out.substr(at + 5, end - at - 5);
-    }
-    return "";
-}
-
 std::string seconds_text(double s) {
     std::ostringstream o;
     o << s;
@@ -100,53 +91,42 @@ std::string seconds_text(double s) {
 struct Run {
     std::vector<std::string> argv;
     synclab::ProcessResult process;
+    synclab::VerdictRecord verdict;  // what the lab wrote to --verdict
 };
 
-// What went wrong in a child run, as (kind, one-line reason); kind "" when it passed.
+// What went wrong in a child run, as (kind, one-line reason); kind "" when it passed. The lab's
+// machine-readable verdict decides; its exit and signals only where it could not write one.
 std::pair<std::string, std::string> classify(const Run &run, const std::string &kernels_dir,
                                              double timeout_s) {
     const auto &p = run.process;
+    const auto &v = run.verdict;
     if (p.timed_out)
         return {"timeout", "timed out after " + seconds_text(timeout_s) +
                                " s: a kernel that never finishes (an endless loop, or a barrier "
                                "that not every work-item reaches?)"};
     if (p.signal) return {"crash", "crashed: killed by " + signal_name(p.signal)};
-    if (p.exited && p.exit_code == 0) return {"", ""};
-    const auto err = lines_of(relative(p.err, kernels_dir));
-    if (p.exited && p.exit_code == 1) {
-        for (const auto &l : err) {
-            // the lab's own watchdog
-            if (l.find("stopped after") != std::string::npos) return {"timeout", clip(collapse(l))};
-            // a kernel that faulted on the device (a GPU's out-of-bounds access)
-            if (l.find("a kernel failed on the device") != std::string::npos)
-                return {"crash", "crashed on the device: " + clip(collapse(l))};
-        }
+    if (!v.finished)
+        return {"error", "the lab stopped with " + p.describe() + " and left no verdict"};
+    if (p.exited && p.exit_code != v.exit_code)
+        return {"error", "the lab's verdict (exit " + std::to_string(v.exit_code) +
+                             ") disagrees with its " + p.describe()};
+    const std::string message = clip(relative(v.message, kernels_dir));
+    if (v.kind == "verified") return {"", ""};
+    if (v.kind == "timeout") return {"timeout", message};
+    if (v.kind == "crash") return {"crash", "crashed on the device: " + message};
+    if (v.kind == "compile-error")
+        return {"compile-error", "does not compile: " +
+                                     (v.where.empty() ? "" : relative(v.where, kernels_dir) + ": ") +
+                                     message};
+    if (v.kind == "wrong") {
         std::vector<std::string> wrong;
-        for (const auto &l : lines_of(p.out)) {
-            std::string low = l;
-            std::transform(low.begin(), low.end(), low.begin(), ::tolower);
-            if (low.find("wrong") != std::string::npos && wrong.size() < 3)
-                wrong.push_back(clip(collapse(l)));
-        }
-        if (wrong.empty() && !err.empty()) wrong.push_back(clip(collapse(err.back())));
-        return {"wrong-answer", "wrong answer: " + (wrong.empty() ? "the lab says so (exit 1)"
-                                                                  : join(wrong, "; "))};
+        for (const auto &var : v.variants)
+            if (var.state == "wrong" && wrong.size() < 3)
+                wrong.push_back(clip(var.variant + " WRONG (" + var.detail + ")"));
+        return {"wrong-answer",
+                "wrong answer: " + (wrong.empty() ? "the lab says so" : join(wrong, "; "))};
     }
-    if (p.exited && p.exit_code == 2) {
-        const bool build = p.err.find("the compiler said:") != std::string::npos;
-        if (build) {
-            for (const auto &l : err)
-                if (l.find("error:") != std::string::npos) {
-                    std::string line = collapse(l);
-                    if (line.rfind("error: ", 0) == 0) line = line.substr(7);
-                    return {"compile-error", "does not compile: " + clip(line)};
-                }
-            return {"compile-error", "does not compile (see the build log)"};
-        }
-        return {"error", err.empty() ? "the lab stopped with exit 2" : clip(collapse(err.back()))};
-    }
-    return {"error", "the lab stopped with " + p.describe() +
-                         (err.empty() ? "" : ": " + clip(collapse(err.back())))};
+    return {"error", message.empty() ? "the lab stopped with " + p.describe() : message};
 }
 
 void note_run(Result &r, const Run &run, const std::string &title) {
@@ -205,14 +185,6 @@ std::string signal_name(int sig) {
     return what ? name + " (" + what + ")" : name;
 }
 
-bool lab_has_timeout_option(const std::string &executable, const volatile int *stop) {
-    synclab::ProcessLimits limits;
-    limits.timeout_s = 30;
-    limits.stop = stop;
-    const auto r = synclab::run_process({executable, "--help"}, {}, limits);
-    return r.exited && r.exit_code == 0 && r.out.find("--timeout") != std::string::npos;
-}
-
 bool oclgrind_listed(const std::string &executable, const volatile int *stop) {
     synclab::ProcessLimits limits;
     limits.timeout_s = 60;
@@ -241,12 +213,7 @@ Result grade_lab(const Recipe &recipe, const std::string &student, const std::st
         return finish("missing", "missing", recipe.kernel_file + " not handed in");
 
     const std::string exe = (fs::path(s.bin_dir) / recipe.executable).string();
-    static std::map<std::string, bool> has_timeout;
-    if (!has_timeout.count(exe)) {
-        const bool has = lab_has_timeout_option(exe, stop);
-        if (*stop) return finish("", "", "");  // not an answer to keep
-        has_timeout[exe] = has;
-    }
+    const std::string verdict_file = (fs::path(s.work_dir) / "verdict.tsv").string();
 
     // Children run in the grader's private folder, with their temporary files there too.
     const std::map<std::string, std::string> base_env{{"TMPDIR", s.work_dir},
@@ -254,13 +221,12 @@ Result grade_lab(const Recipe &recipe, const std::string &student, const std::st
     auto run = [&](std::vector<std::string> args, std::map<std::string, std::string> env,
                    std::size_t memory) {
         Run out;
-        out.argv = {exe, "--kernels", kernels_dir};
+        out.argv = {exe, "--kernels", kernels_dir, "--verdict", verdict_file};
         out.argv.insert(out.argv.end(), args.begin(), args.end());
         if (s.seed) out.argv.insert(out.argv.end(), {"--seed", std::to_string(s.seed)});
-        if (has_timeout[exe])  // only bounds a lab orphaned by a killed grader
-            out.argv.insert(out.argv.end(),
-                            {"--timeout",
-                             seconds_text(std::min(s.timeout_s + 30, synclab::kMaxTimeout))});
+        // Only bounds a lab orphaned by a killed grader.
+        out.argv.insert(out.argv.end(),
+                        {"--timeout", seconds_text(std::min(s.timeout_s + 30, synclab::kMaxTimeout))});
         env.insert(base_env.begin(), base_env.end());
         synclab::ProcessLimits limits;
         limits.timeout_s = s.timeout_s;
@@ -268,6 +234,11 @@ Result grade_lab(const Recipe &recipe, const std::string &student, const std::st
         // A signal between our last look at *stop and the fork still ends this child at once.
         limits.stop = stop;
         out.process = synclab::run_process(out.argv, env, limits);
+        std::ifstream in(verdict_file, std::ios::binary);
+        std::string text(1 << 20, '\0');  // a verdict is a few lines; never read one without end
+        in.read(&text[0], static_cast<std::streamsize>(text.size()));
+        text.resize(static_cast<std::size_t>(in.gcount()));
+        out.verdict = synclab::parse_verdict(text);
         return out;
     };
 
@@ -295,7 +266,7 @@ Result grade_lab(const Recipe &recipe, const std::string &student, const std::st
             if (!vkind.empty()) {
                 std::string where = "--variant " + variant + " " + join(recipe.runs[i]);
                 if (!device.empty()) where += " --device " + device;
-                const std::string seed = printed_seed(run_result.process.out);
+                const std::string seed = run_result.verdict.seed;
                 if (!seed.empty()) where += " --seed " + seed;
                 if (vkind == "wrong-answer" || vkind == "crash") vreason += " (" + where + ")";
             }
@@ -316,7 +287,10 @@ Result grade_lab(const Recipe &recipe, const std::string &student, const std::st
 
     // (2) The race check on Oclgrind: findings fail the lab, or explain a wrong answer.
     if (recipe.oclgrind.empty()) {
-        if (kind.empty()) return finish("pass", "pass", std::to_string(runs) + " run(s) right");
+        if (kind.empty())
+            return finish("pass", "pass",
+                          std::to_string(runs) + " run(s) right; " +
+                              (recipe.race_skipped.empty() ? "no race check" : recipe.race_skipped));
         return finish("fail", kind, reason);
     }
     if (!s.race_check || !s.oclgrind_available) {
@@ -331,13 +305,17 @@ Result grade_lab(const Recipe &recipe, const std::string &student, const std::st
         const std::string log = (fs::path(s.work_dir) / "oclgrind.log").string();
         std::vector<std::string> args{"--variant", variant, "--device", "oclgrind"};
         args.insert(args.end(), recipe.oclgrind.begin(), recipe.oclgrind.end());
-        const Run og = run(args,
-                           {{"OCLGRIND_LOG", log},
-                            {"OCLGRIND_DATA_RACES", "1"},
-                            {"OCLGRIND_UNINITIALIZED", "1"},
-                            // every work-item writing one place is a race too
-                            {"OCLGRIND_UNIFORM_WRITES", "1"}},
-                           s.oclgrind_memory_bytes);
+        std::map<std::string, std::string> og_env{{"OCLGRIND_LOG", log},
+                                                  {"OCLGRIND_DATA_RACES", "1"},
+                                                  {"OCLGRIND_UNINITIALIZED", "1"},
+                                                  // every work-item writing one place is a race too
+                                                  {"OCLGRIND_UNIFORM_WRITES", "1"}};
+        for (std::string check : recipe.oclgrind_off) {  // the lab's declaration turns these off
+            std::transform(check.begin(), check.end(), check.begin(), ::toupper);
+            std::replace(check.begin(), check.end(), '-', '_');
+            og_env["OCLGRIND_" + check] = "0";
+        }
+        const Run og = run(args, og_env, s.oclgrind_memory_bytes);
         if (*stop) return finish("", "", "");
         // Its first findings are the ones told; an endless log is not read whole.
         std::ifstream in(log, std::ios::binary);

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "recipes.hpp"
+#include "labs.hpp"
 
 namespace grade {
 
@@ -43,11 +43,7 @@ struct Settings {
 Result grade_lab(const Recipe &recipe, const std::string &student, const std::string &kernels_dir,
                  const Settings &settings, const volatile int *stop);
 
-// Whether the lab accepts --timeout (its own watchdog): then it is given one a little
-// longer than ours, so a lab orphaned by a killed grader still ends.
-bool lab_has_timeout_option(const std::string &executable, const volatile int *stop = nullptr);
-
-// Whether the lab lists an Oclgrind device. Both end their child when *stop becomes non-zero.
+// Whether the lab lists an Oclgrind device. It ends its child when *stop becomes non-zero.
 bool oclgrind_listed(const std::string &executable, const volatile int *stop = nullptr);
 
 // "SIGSEGV (Segmentation fault)"

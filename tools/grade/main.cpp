@@ -17,10 +17,11 @@
 
 #include "grade.hpp"
 #include "synclab/device.hpp"
-#include "recipes.hpp"
+#include "labs.hpp"
 #include "report.hpp"
 #include "synclab/errors.hpp"
-#include "synclab/process.hpp"
+#include "synclab/lab.hpp"  // guarded_main
+#include "process.hpp"
 
 namespace fs = std::filesystem;
 using synclab::UsageError;
@@ -99,10 +100,10 @@ bool inside(const std::string &path, const std::string &dir) {
 }
 
 // A folder holds a submission's kernels directly, or in a kernels/ inside it.
-std::string kernels_in(const std::string &dir) {
+std::string kernels_in(const std::string &dir, const std::vector<grade::Recipe> &labs) {
     std::error_code ec;
     bool direct = false;
-    for (const auto &r : grade::recipes())
+    for (const auto &r : labs)
         direct |= fs::is_regular_file(fs::path(dir) / r.kernel_file, ec);
     if (!direct && fs::is_directory(fs::path(dir) / "kernels", ec))
         return (fs::path(dir) / "kernels").string();
@@ -118,7 +119,7 @@ std::string self_dir() {
 
 // The project's kernels/: SYNCLAB_SOURCE_DIR, then beside or above the grader, then the source
 // tree it was built from.
-std::string project_kernels(const std::string &bin) {
+std::string project_kernels(const std::string &bin, const std::vector<grade::Recipe> &labs) {
     std::vector<fs::path> tries;
     if (const char *env = std::getenv("SYNCLAB_SOURCE_DIR"); env && *env)
         tries.push_back(fs::path(env) / "kernels");
@@ -130,7 +131,7 @@ std::string project_kernels(const std::string &bin) {
     tries.push_back(fs::path(SYNCLAB_SOURCE_DIR) / "kernels");
     std::error_code ec;
     for (const auto &t : tries)
-        for (const auto &r : grade::recipes())
+        for (const auto &r : labs)
             if (fs::is_regular_file(t / r.kernel_file, ec)) return t.string();
     return "";
 }
@@ -222,21 +223,24 @@ int run(int argc, char **argv) {
     }
 
     const std::string bin = self_dir();
-    const std::string project = project_kernels(bin);
+    // The labs are whatever lab executables stand beside the grader and describe themselves.
+    std::vector<std::string> problems;
+    const std::vector<grade::Recipe> all_labs = grade::discover_labs(bin, &problems, &g_stop_flag);
+    const std::string project = project_kernels(bin, all_labs);
     std::vector<const grade::Recipe *> gradable;
     std::string not_gradable;
     std::error_code ec;
-    for (const auto &r : grade::recipes()) {
-        const bool exe = fs::is_regular_file(fs::path(bin) / r.executable, ec);
-        const bool file = !project.empty() && fs::is_regular_file(fs::path(project) / r.kernel_file, ec);
-        if (exe && file) gradable.push_back(&r);
+    for (const auto &p : problems) not_gradable += " " + p + ";";
+    for (const auto &r : all_labs) {
+        if (!project.empty() && fs::is_regular_file(fs::path(project) / r.kernel_file, ec))
+            gradable.push_back(&r);
         else
-            not_gradable += " lab " + r.id + " (" +
-                            (exe ? "no kernels/" + r.kernel_file : r.executable + " not built") + ")";
+            not_gradable += " lab " + r.id + " (no kernels/" + r.kernel_file + ")";
     }
     if (o.count("list-labs")) {
         for (const auto *r : gradable)
             std::cout << r->id << "  " << r->executable << "  " << r->kernel_file << "\n";
+        for (const auto &p : problems) std::cerr << "synclab-grade: not a lab: " << p << "\n";
         return 0;
     }
 
@@ -398,7 +402,7 @@ int run(int argc, char **argv) {
     for (std::size_t k = 0; k < subs.size(); ++k) {
         const Submission &s = subs[k];
         students.push_back(s.student);
-        const std::string kdir = kernels_in(s.dir);
+        const std::string kdir = kernels_in(s.dir, all_labs);
         std::vector<grade::Result> mine;
         for (const auto *recipe : labs) {
             ++count;

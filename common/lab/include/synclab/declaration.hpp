@@ -1,0 +1,64 @@
+// For each lab's declaration.hpp (and, through --describe, the grader and the tests): everything
+// about a lab, said once. The lab's folder name gives its id, executable and kernel file.
+#pragma once
+#include <functional>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include <cxxopts.hpp>
+
+namespace synclab {
+
+struct Variant {
+    std::string name;                  // what --variant takes: "sync"
+    std::vector<std::string> kernels;  // the kernels it runs: {"reduceWithSync"}
+    // The starter leaves it to the student: run with kernels/, it must fail.
+    bool todo = false;
+    // Meant to go wrong (lab 01's reduceNoSync): reported, never graded.
+    bool demonstration = false;
+    // Graded by synclab-grade; false for what not every device can run (sub-groups).
+    bool graded = true;
+};
+
+using Args = std::vector<std::string>;
+
+struct Declaration {
+    // The lab's folder name, e.g. "01_workgroup_reduce": write `.dir = SYNCLAB_LAB_DIR`, which
+    // the build sets from the folder, so a copied folder is a new lab with nothing renamed.
+    std::string dir;
+    std::string summary;      // one line for the README's lab table (Markdown)
+    std::string description;  // one or two sentences for --help
+    std::vector<Variant> variants;
+    // Grading: each argument set is one run per graded variant on the chosen device, with fresh
+    // inputs; the first is the --quick one. Vary sizes and parameters a kernel must not hard-code.
+    std::vector<Args> grading;
+    // The race check: arguments of one run per graded variant on Oclgrind; none, and
+    // race_check_skipped says why.
+    Args race_check = {};
+    std::string race_check_skipped = {};
+    // Oclgrind checks the race check turns off (OCLGRIND_<NAME>=0), e.g. "uninitialized".
+    std::vector<std::string> oclgrind_off = {};
+    std::function<void(cxxopts::Options &)> options = {};  // the lab's own options, if any
+
+    std::string id() const { return dir.substr(0, 2); }           // "01"
+    std::string executable() const { return "lab" + dir; }         // "lab01_workgroup_reduce"
+    std::string kernel_file() const { return dir + ".cl"; }        // "01_workgroup_reduce.cl"
+    const Variant *find(const std::string &variant) const;
+};
+
+// The machine-readable form, version 1 (README, "The lab contract"): one record per line,
+// fields separated by tabs.
+//   synclab-lab 1
+//   dir|summary|description <text>
+//   variant <name> <kernels, comma-separated> <flags: todo,demonstration,ungraded or ->
+//   grade <arg> <arg> ...          one line per grading run
+//   race <arg> ...                 the race check's arguments (absent: none)
+//   race-skipped <why>
+//   oclgrind-off <check>
+constexpr int kContractVersion = 1;
+void describe(std::ostream &os, const Declaration &d);
+// Reads what describe() wrote; throws std::runtime_error naming the bad line.
+Declaration parse_description(const std::string &text);
+
+}  // namespace synclab

@@ -1,0 +1,48 @@
+// For the lab scaffolding and the grader: a lab's verdict in machine-readable form (--verdict
+// FILE), so that no grade depends on the wording of a message. Version 1, one record per line,
+// fields separated by tabs (README, "The lab contract"):
+//   synclab-verdict 1
+//   seed <n>
+//   variant <name> <verified|wrong|skipped> <detail>
+//   result <exit code> <kind> <file:line or -> <one-line message>
+// kind: verified, wrong, compile-error, usage, unsupported, crash, timeout, error.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace synclab {
+
+struct VariantVerdict {
+    std::string variant;
+    std::string state;   // "verified", "wrong" or "skipped"
+    std::string detail;  // one line
+};
+
+struct VerdictRecord {
+    int version = 0;
+    std::string seed;
+    std::vector<VariantVerdict> variants;
+    bool finished = false;  // a result line was read
+    int exit_code = -1;
+    std::string kind, where, message;
+};
+
+// The writer, one per process: every call is a no-op until open() succeeds.
+namespace verdict {
+// Opens (truncates) FILE and writes the header; false when it cannot be written.
+bool open(const std::string &path);
+void seed(std::uint64_t seed);
+void variant(const std::string &name, const std::string &state, const std::string &detail);
+// The last record. Async-signal-safe enough for the watchdog: one write of a prepared line.
+void result(int exit_code, const std::string &kind, const std::string &where,
+            const std::string &message);
+}  // namespace verdict
+
+// Reads a verdict file's text; a record with version 0 when it is not one.
+VerdictRecord parse_verdict(const std::string &text);
+
+// Tabs and line breaks become spaces: every field stays one field on one line.
+std::string one_field(const std::string &s);
+
+}  // namespace synclab

@@ -1,0 +1,87 @@
+#include "synclab/options.hpp"
+
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+#include <random>
+
+#include "synclab/errors.hpp"
+#include "synclab/verdict.hpp"
+
+namespace synclab {
+
+cxxopts::Options make_parser(const std::string &program, const std::string &description,
+                             const std::string &variant_help, const std::string &variant_default) {
+    cxxopts::Options p(program, description);
+    p.add_options()
+        ("device", "device: P:D indices or a name substring (pocl, nvidia, oclgrind); "
+                   "env SYNCLAB_DEVICE", cxxopts::value<std::string>()->default_value(""))
+        ("list-devices", "list every OpenCL platform and device, then exit")
+        ("kernels", "folder holding the .cl files; env SYNCLAB_KERNELS (default: the project's "
+                    "kernels/)", cxxopts::value<std::string>()->default_value(""))
+        ("n,size", "problem size (0: the lab's default)",
+         cxxopts::value<std::size_t>()->default_value("0"))
+        ("wg", "work-group size (0: the lab's default)",
+         cxxopts::value<std::size_t>()->default_value("0"))
+        ("groups", "number of work-groups (0: enough to fill the device, two per compute unit; "
+                   "default: the lab's own, see above)", cxxopts::value<std::size_t>())
+        ("trials", "run each variant this many times, checking every run (default: the lab's "
+                   "own, see above; 1 on Oclgrind)", cxxopts::value<int>())
+        ("seed", "random seed (0: a fresh seed each run)",
+         cxxopts::value<std::uint64_t>()->default_value("0"))
+        ("variant", variant_help, cxxopts::value<std::string>()->default_value(variant_default))
+        ("csv", "also write results as CSV to FILE ('-' for standard output)",
+         cxxopts::value<std::string>()->default_value(""))
+        ("timeout", "stop with exit 1 if the run takes longer than this many seconds (a kernel "
+                    "that never finishes: an endless loop, a barrier not every work-item reaches); "
+                    "0: no limit", cxxopts::value<double>()->default_value("300"))
+        ("describe", "print this lab's declaration in machine-readable form, then exit")
+        ("verdict", "also write the verdict in machine-readable form to FILE (for synclab-grade)",
+         cxxopts::value<std::string>()->default_value(""))
+        ("h,help", "show this help");
+    return p;
+}
+
+bool parse(cxxopts::Options &parser, int argc, char **argv, Options &o) {
+    cxxopts::ParseResult r;
+    try {
+        r = parser.parse(argc, argv);
+    } catch (const cxxopts::exceptions::exception &e) {
+        throw UsageError(std::string(e.what()) + " (see --help)");
+    }
+    if (!r.unmatched().empty())
+        throw UsageError("unexpected argument '" + r.unmatched().front() + "' (see --help)");
+    if (r.count("help")) {
+        std::cout << parser.help() << "\nExit codes: 0 verified, 1 a verification failed, "
+                                      "2 usage or set-up error.\n";
+        return false;
+    }
+    o.device = r["device"].as<std::string>();
+    o.list_devices = r.count("list-devices") > 0;
+    o.kernels = r["kernels"].as<std::string>();
+    o.n = r["n"].as<std::size_t>();
+    o.wg = r["wg"].as<std::size_t>();
+    if (r.count("groups")) o.groups = r["groups"].as<std::size_t>();
+    if (r.count("trials")) o.trials = r["trials"].as<int>();
+    o.seed = r["seed"].as<std::uint64_t>();
+    o.variant = r["variant"].as<std::string>();
+    o.csv = r["csv"].as<std::string>();
+    o.timeout = r["timeout"].as<double>();
+    o.describe = r.count("describe") > 0;
+    o.verdict = r["verdict"].as<std::string>();
+    if (!o.verdict.empty() && !verdict::open(o.verdict))
+        throw UsageError("cannot write --verdict file " + o.verdict + ": check the folder exists");
+    if (!(o.timeout >= 0 && o.timeout <= kMaxTimeout))
+        throw UsageError("--timeout is out of range: use 0 (no limit) or up to 1000000 seconds");
+    if (o.trials < 1) throw UsageError("--trials must be at least 1");
+    o.extra = r;
+    return true;
+}
+
+std::uint64_t effective_seed(const Options &o) {
+    if (o.seed) return o.seed;
+    return std::random_device{}() ^
+           static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+}
+
+}  // namespace synclab

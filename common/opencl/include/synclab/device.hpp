@@ -1,0 +1,60 @@
+// For everything that uses OpenCL (labs, grader, tests): device choice and listing, the context
+// and profiling queue.
+#pragma once
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "synclab/cl.hpp"
+
+namespace synclab {
+
+struct DeviceInfo {
+    int platform_index = 0, device_index = 0;
+    std::string platform, name, type, opencl_c;
+    std::string platform_version, vendor;  // matched by --device too ("PoCL" is only in the version)
+    cl_uint compute_units = 0;
+    std::size_t max_wg = 0;
+    cl_ulong local_mem = 0;
+    bool subgroups = false;
+    cl::Device device;
+
+    std::string spec() const;        // "P:D"
+    // Work-groups enough to fill the device: two per compute unit, at least 8 (on an H100 one
+    // group hid a missing barrier in 20/20 trials; 132 groups showed it in 20/20).
+    std::size_t fill_groups() const;
+    bool is_oclgrind() const;
+    bool is_pocl() const;
+    bool is_cpu() const;
+};
+
+// Makes Oclgrind visible to the ICD loader beside the system's platforms, with no system
+// file: call before the first OpenCL call. Harmless when Oclgrind is not installed.
+void register_oclgrind_icd();
+
+std::vector<DeviceInfo> all_devices();
+void list_devices(std::ostream &os);
+
+// SPEC: "P:D" indices or a case-insensitive substring of the platform or device name.
+// Empty: SYNCLAB_DEVICE, else POCL's CPU device, else the first device.
+// No match throws UsageError that lists what exists.
+DeviceInfo select_device(const std::string &spec);
+
+// A device, its context and an in-order queue with profiling on.
+struct Env {
+    DeviceInfo info;
+    cl::Context context;
+    cl::CommandQueue queue;
+    // On Oclgrind, where its reports go when the user did not choose (OCLGRIND_LOG): a
+    // temporary file that report_oclgrind() reads back. Empty otherwise.
+    std::string oclgrind_log;
+    explicit Env(const DeviceInfo &d);
+    ~Env();
+    Env(const Env &) = delete;
+    Env &operator=(const Env &) = delete;
+    // Prints one line per distinct Oclgrind finding so far (nothing on other devices);
+    // returns how many distinct findings there were.
+    int report_oclgrind(std::ostream &os) const;
+};
+
+}  // namespace synclab

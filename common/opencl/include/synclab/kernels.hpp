@@ -1,0 +1,37 @@
+// For everything that builds kernels (labs, tests): finding and building the .cl files students edit; errors name real files and lines.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "synclab/cl.hpp"
+
+namespace synclab {
+
+// Folders tried, in order: `dir` (from --kernels), SYNCLAB_KERNELS, a `kernels/` beside or
+// above the running executable, then the source tree's kernels/ baked in at configure time.
+std::vector<std::string> kernel_search_path(const std::string &dir);
+
+// The first folder in the search path holding `file`; throws UsageError naming every path tried.
+std::string find_kernel_file(const std::string &file, const std::string &dir);
+
+// The file's text behind a #line directive, so messages say e.g. kernels/01_x.cl:12.
+std::string read_with_line_directive(const std::string &path);
+
+// How a path is shown to the user: relative to the working directory when it lies below it.
+std::string display_path(const std::string &path);
+
+// Builds `file` (found as above) for the env's device. A failed build throws UsageError
+// whose text is the device's build log.
+cl::Program build_program(const cl::Context &ctx, const cl::Device &dev, const std::string &file,
+                          const std::string &dir, const std::string &options = "");
+
+// Builds an in-memory source (the project's own helper kernels).
+cl::Program build_source(const cl::Context &ctx, const cl::Device &dev, const std::string &source,
+                         const std::string &name);
+
+// A kernel's usable work-group size on the device, checked against `wg`; throws UsageError with
+// the hint "use --wg W or less" when wg is too big, or when local memory would not fit.
+void check_launch(const cl::Kernel &k, const cl::Device &dev, std::size_t wg,
+                  std::size_t local_bytes);
+
+}  // namespace synclab

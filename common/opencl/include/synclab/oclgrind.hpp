@@ -1,0 +1,34 @@
+// For the labs (on Oclgrind), the grader and the tests: reading Oclgrind's log: its exit code never says anything, so its messages are the verdict.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace synclab {
+
+struct OclgrindFinding {
+    struct Entity {
+        int global_id = 0;
+        std::string access;  // "reads", "writes", "updates" or "" when unknown
+        int line = 0;
+    };
+    std::string kind;    // "data-race", "barrier-divergence", "out-of-bounds", "uninitialized",
+                         // or "other"
+    std::string kernel;  // the kernel named in the report
+    std::string file;    // as the #line directive gave it
+    int line = 0;        // first source line the report names (0: none)
+    std::vector<int> lines;         // every source line the report names, in order
+    std::vector<Entity> entities;   // the two work-items of a data race
+    int reached = 0, group_size = 0;  // barrier divergence: work-items that reached it, of all
+    std::string headline;           // the report's first line, as Oclgrind wrote it
+    int count = 1;                  // reports folded into this one by distinct()
+    // One line for a student: what, which kernel, file:line, and the likely fix.
+    std::string friendly() const;
+};
+
+std::vector<OclgrindFinding> parse_oclgrind_log(const std::string &log);
+
+// One finding per (kind, kernel, lines), counting the rest: 256 work-items racing on the
+// same two lines are one mistake.
+std::vector<OclgrindFinding> distinct(const std::vector<OclgrindFinding> &all);
+
+}  // namespace synclab

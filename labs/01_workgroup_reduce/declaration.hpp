@@ -1,0 +1,17 @@
+// Lab 01's declaration: read by its main, and by the grader and the tests through --describe.
+#pragma once
+#include "synclab/declaration.hpp"
+
+inline const synclab::Declaration kLab{
+    .dir = SYNCLAB_LAB_DIR,
+    .summary = "a scalar product reduced in local memory: `reduceNoSync` races, `reduceWithSync` "
+               "does not",
+    .description = "Scalar product reduced in local memory: reduceNoSync (no barriers) vs "
+                   "reduceWithSync. Without --groups: one work-group, as in the lecture.",
+    .variants = {{.name = "nosync", .kernels = {"reduceNoSync"}, .demonstration = true},
+                 {.name = "sync", .kernels = {"reduceWithSync"}, .todo = true}},
+    // --groups 0 fills the device: a GPU shows a missing barrier only with many groups.
+    .grading = {{"--trials", "5", "--groups", "0"},
+                {"--trials", "5", "--groups", "4", "--wg", "64"}},
+    .race_check = {"--wg", "64"},
+};

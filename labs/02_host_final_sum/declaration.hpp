@@ -1,0 +1,14 @@
+// Lab 02's declaration: read by its main, and by the grader and the tests through --describe.
+#pragma once
+#include "synclab/declaration.hpp"
+
+inline const synclab::Declaration kLab{
+    .dir = SYNCLAB_LAB_DIR,
+    .summary = "any length: every work-group leaves a partial sum, the host adds them; where the "
+               "time goes as n grows",
+    .description = "Scalar product of any length: dotPartials leaves one partial sum per "
+                   "work-group and the host adds them.",
+    .variants = {{.name = "host", .kernels = {"dotPartials"}, .todo = true}},
+    .grading = {{"-n", "1000003", "--trials", "2"}, {"-n", "1000", "--wg", "64", "--trials", "2"}},
+    .race_check = {"-n", "1000", "--wg", "64"},
+};

@@ -1,0 +1,16 @@
+// Lab 03's declaration: read by its main, and by the grader and the tests through --describe.
+#pragma once
+#include "synclab/declaration.hpp"
+
+inline const synclab::Declaration kLab{
+    .dir = SYNCLAB_LAB_DIR,
+    .summary = "no global barrier, so launch again: the same kernel on the partial sums until one "
+               "value is left",
+    .description = "Scalar product reduced by repeated launches (dotPartials, then reducePartials "
+                   "until one value is left), against lab 02's host final sum.",
+    .variants = {{.name = "device", .kernels = {"dotPartials", "reducePartials"}, .todo = true},
+                 {.name = "host", .kernels = {"dotPartials"}, .graded = false}},
+    .grading = {{"-n", "1000003", "--wg", "64", "--trials", "2"}, {"-n", "3000017", "--wg", "16"}},
+    .race_check_skipped = "not race-checked: Oclgrind 21.10 calls a buffer written by an earlier "
+                          "kernel uninitialised",
+};

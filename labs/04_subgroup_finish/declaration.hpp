@@ -1,0 +1,25 @@
+// Lab 04's declaration: read by its main, and by the grader and the tests through --describe.
+#pragma once
+#include "synclab/declaration.hpp"
+
+inline const synclab::Declaration kLab{
+    .dir = SYNCLAB_LAB_DIR,
+    .summary = "the lockstep finish without barriers, measured: right on an NVIDIA GPU, wrong on a "
+               "CPU; barriers and `sub_group_reduce_add` instead",
+    .description = "Reduction finished inside one sub-group: lockstep (no barriers) vs barriers vs "
+                   "sub_group_reduce_add. Without --groups and --trials: 2 groups per compute "
+                   "unit (at least 8) and 10 trials; 1 and 1 on Oclgrind.",
+    .variants = {{.name = "lockstep", .kernels = {"reduceLockstep"}, .demonstration = true},
+                 {.name = "barrier", .kernels = {"reduceBarrier"}, .todo = true},
+                 // Only devices with sub-groups run it, so it is not graded.
+                 {.name = "subgroup", .kernels = {"reduceSubgroup"}, .graded = false}},
+    .grading = {{"--trials", "5", "--groups", "0"},
+                {"--trials", "5", "--groups", "4", "--wg", "64"}},
+    .race_check = {"--wg", "64"},
+    .options =
+        [](cxxopts::Options &p) {
+            p.add_options()("simd", "SIMT width the lockstep finish trusts: no barriers once "
+                                    "stride <= this (a power of two; NVIDIA's warp is 32)",
+                            cxxopts::value<std::size_t>()->default_value("32"));
+        },
+};

@@ -1,0 +1,34 @@
+// Lab 08's declaration: read by its main, and by the grader and the tests through --describe.
+#pragma once
+#include "synclab/declaration.hpp"
+
+inline const synclab::Declaration kLab{
+    .dir = SYNCLAB_LAB_DIR,
+    .summary = "the reduction ladder v1–v7, each rung as GB/s and as a share of the device's "
+               "measured copy bandwidth (plot: `scripts/plot_08_reduction_ladder.sh`)",
+    .description = "The reduction ladder v1..v7 (after Harris), each rung's GB/s as a share of a "
+                   "copy kernel's measured bandwidth, and on a CPU device of the host's own "
+                   "threads. Without -n and --trials: 2^26 floats and 5 trials (4096 and 1 on "
+                   "Oclgrind).",
+    // The starter writes v1 to v3 (the lecture's kernels); v4 to v7 are the student's.
+    .variants = {{.name = "v1", .kernels = {"reduce_v1_interleaved"}},
+                 {.name = "v2", .kernels = {"reduce_v2_strided"}},
+                 {.name = "v3", .kernels = {"reduce_v3_sequential"}},
+                 {.name = "v4", .kernels = {"reduce_v4_first_add"}, .todo = true},
+                 {.name = "v5", .kernels = {"reduce_v5_unrolled"}, .todo = true},
+                 {.name = "v6", .kernels = {"reduce_v6_grid_stride"}, .todo = true},
+                 {.name = "v7", .kernels = {"reduce_v7_float4"}, .todo = true}},
+    // An odd n that no work-group size divides, then a small one with a small group.
+    .grading = {{"-n", "1000003", "--trials", "1"}, {"-n", "1000", "--wg", "64", "--trials", "1"}},
+    .race_check_skipped = "not race-checked: Oclgrind 21.10's uninitialised-value check crashes "
+                          "on v7's float4 loads",
+    .options =
+        [](cxxopts::Options &p) {
+            p.add_options()
+                ("per-cu", "v6/v7: work-groups per compute unit (unless --groups gives the total)",
+                 cxxopts::value<std::size_t>()->default_value("8"))
+                ("layout", "v6/v7: which elements a work-item adds: interleaved (neighbours read "
+                           "neighbours: GPUs), blocked (each its own run: CPUs), or auto",
+                 cxxopts::value<std::string>()->default_value("auto"));
+        },
+};

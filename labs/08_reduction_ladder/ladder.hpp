@@ -1,0 +1,60 @@
+// For lab 08: how each rung reads its input, the passes that take n floats down to one, and a
+// rung run over all its passes, checked at every launch and timed.
+#pragma once
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "synclab/device.hpp"
+
+namespace synclab {
+
+// How a rung's kernel is launched (its name and kernel are in declaration.hpp).
+struct Rung {
+    const char *variant;
+    std::size_t per_item;  // elements a work-item loads; 0: grid-stride (v6, v7)
+    bool float4;
+};
+// Rung "v1" to "v7"; std::logic_error for any other name.
+const Rung &rung(const std::string &variant);
+
+// One launch: m values in, `groups` partial sums out.
+struct Pass {
+    std::size_t m = 0, groups = 0;
+    cl_uint spread = 0, step = 0, span = 0;  // v6/v7 only
+    std::size_t serial = 0;                  // terms one work-item adds in a row
+};
+
+// The launches that take n values down to one. Grid-stride rungs fill the device on the first
+// pass (at most `groups` groups) and finish in one group when they can.
+std::vector<Pass> plan(const Rung &r, std::size_t n, std::size_t wg, std::size_t groups,
+                       bool blocked);
+
+// What every rung shares: the launch shape, the input on the device and its sum in double.
+struct Ladder {
+    std::size_t n = 0, wg = 0, groups = 0;
+    bool blocked = false;
+    int trials = 1;
+    double want = 0, abs_sum = 0;
+    cl::Buffer x, part[2];  // the input; partial sums, in and out by turns
+    // Sums hx on the host, copies it to x and makes the partial-sum buffers.
+    void load(Env &env, const std::vector<float> &hx);
+};
+
+struct Outcome {
+    float value = NAN;
+    double ms = 0;  // first pass's start to last pass's end
+};
+
+// One rung measured: a warm-up and l.trials timed runs, each checked; stops at the first wrong.
+struct Measured {
+    std::vector<Pass> passes;
+    double want = 0, tol = 0;
+    bool ok = true;
+    Outcome bad;    // the first wrong run's
+    double ms = 0;  // median of the timed runs
+    std::string wrong() const;  // what was wrong: "no result (NaN: ...)" or "x, want y (...)"
+};
+Measured measure_rung(Env &env, cl::Kernel &k, const Rung &r, Ladder &l);
+
+}  // namespace synclab

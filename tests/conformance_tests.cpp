@@ -1,0 +1,279 @@
+// The conformance set: every lab gets it from its declaration, with no lab-specific line here.
+// The same checks run on a throw-away copy of lab 01 under a new number, to show that adding a
+// lab is its folder, kernel, solution and handout and nothing else.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <unistd.h>
+
+#include "grade/labs.hpp"
+#include "support.hpp"
+#include "synclab/verdict.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Tree {
+    std::string source, bin;  // the source tree and the folder of its lab executables
+};
+
+Tree project() { return {test::source(""), fs::path(test::lab("x")).parent_path().string()}; }
+
+std::string slurp(const std::string &path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+struct Outcome {
+    synclab::ProcessResult process;
+    synclab::VerdictRecord verdict;
+};
+
+// Runs a lab with --verdict and reads the verdict back.
+Outcome run(const Tree &t, const grade::Recipe &lab, std::vector<std::string> args,
+            const std::map<std::string, std::string> &env = {}) {
+    char dir[] = "/tmp/synclab-conformance-XXXXXX";
+    REQUIRE(mkdtemp(dir));
+    const std::string file = std::string(dir) + "/verdict.tsv";
+    std::vector<std::string> argv{(fs::path(t.bin) / lab.executable).string(), "--verdict", file};
+    argv.insert(argv.end(), args.begin(), args.end());
+    synclab::ProcessLimits limits;
+    limits.timeout_s = 300;
+    std::map<std::string, std::string> e = env;
+    e["SYNCLAB_KERNELS"] = "";
+    e["TMPDIR"] = dir;
+    Outcome o{synclab::run_process(argv, e, limits), synclab::parse_verdict(slurp(file))};
+    fs::remove_all(dir);
+    return o;
+}
+
+std::vector<grade::Recipe> labs_of(const Tree &t) {
+    std::vector<std::string> problems;
+    auto labs = grade::discover_labs(t.bin, &problems);
+    for (const auto &p : problems) FAIL_CHECK("a lab executable that does not describe itself: " << p);
+    return labs;
+}
+
+std::string kernels(const Tree &t, const std::string &which) { return t.source + "/" + which; }
+
+// A usage error: exit 2, one line on stderr, the verdict says so.
+void check_one_line_error(const Outcome &o, const std::string &kind, const std::string &says) {
+    CAPTURE(o.process.err);
+    CHECK(o.process.exited);
+    CHECK(o.process.exit_code == 2);
+    CHECK(test::line_count(o.process.err) == 1);
+    CHECK(o.process.err.find(says) != std::string::npos);
+    CHECK(o.verdict.kind == kind);
+}
+
+void folder_is_complete(const Tree &t, const std::string &dir) {
+    CAPTURE(dir);
+    for (const std::string &f : {"labs/" + dir + "/main.cpp", "labs/" + dir + "/declaration.hpp",
+                                 "kernels/" + dir + ".cl", "solutions/" + dir + ".cl",
+                                 "handouts/" + dir + ".md"})
+        CHECK_MESSAGE(fs::is_regular_file(fs::path(t.source) / f), "missing " << f);
+    CHECK_MESSAGE(fs::is_regular_file(fs::path(t.bin) / ("lab" + dir)), "not built: lab" << dir);
+}
+
+void solutions_verify(const Tree &t, const grade::Recipe &lab) {
+    for (const auto &dev : test::dynamic_devices()) {
+        CAPTURE(lab.executable);
+        CAPTURE(dev.name);
+        for (const auto &args : lab.runs) {
+            std::vector<std::string> a{"--kernels", kernels(t, "solutions"), "--device", dev.spec()};
+            a.insert(a.end(), args.begin(), args.end());
+            const Outcome o = run(t, lab, a);
+            CAPTURE(o.process.out);
+            CAPTURE(o.process.err);
+            CHECK(o.process.exit_code == 0);
+            CHECK(o.verdict.kind == "verified");
+        }
+    }
+}
+
+void starter_fails_its_todo(const Tree &t, const grade::Recipe &lab) {
+    for (const auto &v : lab.declaration.variants) {
+        if (v.demonstration) continue;
+        CAPTURE(lab.executable);
+        CAPTURE(v.name);
+        std::vector<std::string> a{"--kernels", kernels(t, "kernels"), "--variant", v.name};
+        a.insert(a.end(), lab.runs.front().begin(), lab.runs.front().end());
+        const Outcome o = run(t, lab, a);
+        CAPTURE(o.process.out);
+        CAPTURE(o.process.err);
+        if (o.verdict.kind == "unsupported") {  // this device cannot run it (sub-groups)
+            CHECK_FALSE(v.graded);
+            continue;
+        }
+        CHECK(o.process.exit_code == (v.todo ? 1 : 0));
+        CHECK(o.verdict.kind == (v.todo ? "wrong" : "verified"));
+    }
+}
+
+void usage_errors(const Tree &t, const grade::Recipe &lab) {
+    CAPTURE(lab.executable);
+    const Outcome help = run(t, lab, {"--help"});
+    CHECK(help.process.exit_code == 0);
+    CHECK(help.process.out.find("--variant") != std::string::npos);
+    CHECK(help.process.out.find(lab.declaration.description.substr(0, 20)) != std::string::npos);
+
+    check_one_line_error(run(t, lab, {"--kernels", kernels(t, "solutions"), "--variant", "nope"}),
+                         "usage", "unknown --variant 'nope'");
+    check_one_line_error(run(t, lab, {"--kernels", t.source + "/no-such-folder"}), "usage",
+                         "no-such-folder");
+
+    // A syntax error on a known line: one line naming file:line, the verdict names it too.
+    char dir[] = "/tmp/synclab-broken-XXXXXX";
+    REQUIRE(mkdtemp(dir));
+    const std::string text = slurp(kernels(t, "solutions") + "/" + lab.kernel_file);
+    int lines = 0;
+    for (char c : text) lines += c == '\n';
+    std::ofstream(std::string(dir) + "/" + lab.kernel_file) << text << "this is not OpenCL C\n";
+    const std::string where = lab.kernel_file + ":" + std::to_string(lines + 1);
+    const Outcome broken = run(t, lab, {"--kernels", dir});
+    check_one_line_error(broken, "compile-error", where);
+    CHECK(broken.verdict.where.find(where) != std::string::npos);
+    fs::remove_all(dir);
+}
+
+void solutions_clean_on_oclgrind(const Tree &t, const grade::Recipe &lab) {
+    CAPTURE(lab.executable);
+    if (lab.oclgrind.empty()) {
+        CHECK_MESSAGE(!lab.race_skipped.empty(), "a lab without a race check must say why");
+        MESSAGE(lab.executable << ": " << lab.race_skipped);
+        return;
+    }
+    std::vector<std::string> a{"--kernels", kernels(t, "solutions"), "--device", "oclgrind"};
+    a.insert(a.end(), lab.oclgrind.begin(), lab.oclgrind.end());
+    std::map<std::string, std::string> env{{"OCLGRIND_DATA_RACES", "1"},
+                                           {"OCLGRIND_UNIFORM_WRITES", "1"}};
+    for (const auto &v : lab.declaration.variants) {
+        if (v.demonstration || !v.graded) continue;
+        std::vector<std::string> args = a;
+        args.insert(args.end(), {"--variant", v.name});
+        const Outcome o = run(t, lab, args, env);
+        CAPTURE(o.process.out);
+        CAPTURE(o.process.err);
+        CHECK(o.process.exit_code == 0);
+        CHECK(o.process.out.find("Oclgrind: no data race") != std::string::npos);
+    }
+}
+
+}  // namespace
+
+TEST_SUITE("conformance") {
+
+TEST_CASE("every lab folder has its main, declaration, starter, solution, handout and executable") {
+    const Tree t = project();
+    std::set<std::string> dirs;
+    for (const auto &e : fs::directory_iterator(fs::path(t.source) / "labs"))
+        if (e.is_directory() && std::regex_match(e.path().filename().string(), std::regex(R"(\d\d_.+)")))
+            dirs.insert(e.path().filename().string());
+    REQUIRE_FALSE(dirs.empty());
+    for (const auto &d : dirs) folder_is_complete(t, d);
+    std::set<std::string> described;
+    for (const auto &lab : labs_of(t)) described.insert(lab.declaration.dir);
+    CHECK(described == dirs);  // every folder a lab that describes itself, and no other
+}
+
+TEST_CASE("every lab's solutions verify on every device present, at every grading size") {
+    const Tree t = project();
+    for (const auto &lab : labs_of(t)) solutions_verify(t, lab);
+}
+
+TEST_CASE("every lab's starter fails exactly its TODO variants") {
+    const Tree t = project();
+    for (const auto &lab : labs_of(t)) starter_fails_its_todo(t, lab);
+}
+
+TEST_CASE("every lab: --help, a bad --variant, a missing --kernels folder, a syntax error") {
+    const Tree t = project();
+    for (const auto &lab : labs_of(t)) usage_errors(t, lab);
+}
+
+TEST_CASE("every lab's solutions are clean on Oclgrind" * doctest::skip(!test::have_oclgrind())) {
+    const Tree t = project();
+    for (const auto &lab : labs_of(t)) solutions_clean_on_oclgrind(t, lab);
+}
+
+TEST_CASE("the README's lab table is the labs' declarations, row for row") {
+    const Tree t = project();
+    const std::string readme = slurp(t.source + "/README.md");
+    std::string want;
+    for (const auto &lab : labs_of(t))
+        want += "| " + lab.id + " | `" + lab.executable + "` | " + lab.declaration.summary + " |\n";
+    const std::string head = "| lab | executable | what it shows |\n| --- | --- | --- |\n";
+    CHECK_MESSAGE(readme.find(head + want) != std::string::npos,
+                  "README.md's Labs table must be, after its header:\n" << want);
+}
+
+}  // TEST_SUITE
+
+TEST_SUITE("conformance") {
+
+TEST_CASE("a copy of lab 01 under a new number is a lab: built, listed by the grader, conformant") {
+    const Tree here = project();
+    char root_buf[] = "/tmp/synclab-newlab-XXXXXX";
+    REQUIRE(mkdtemp(root_buf));
+    const fs::path root = root_buf;
+    const std::string from = "01_workgroup_reduce", to = "97_copy_reduce";
+    // The helper layer and the lecture Makefile as they are, and lab 01's four files renamed:
+    // nothing else is written anywhere.
+    fs::copy(fs::path(here.source) / "common", root / "common", fs::copy_options::recursive);
+    fs::copy_file(fs::path(here.source) / "Makefile.lecture", root / "Makefile.lecture");
+    fs::create_directories(root / "labs");
+    fs::copy(fs::path(here.source) / "labs" / from, root / "labs" / to, fs::copy_options::recursive);
+    for (const std::string &d : {"kernels", "solutions"}) {
+        fs::create_directories(root / d);
+        fs::copy_file(fs::path(here.source) / d / (from + ".cl"), root / d / (to + ".cl"));
+    }
+    fs::create_directories(root / "handouts");
+    fs::copy_file(fs::path(here.source) / "handouts" / (from + ".md"), root / "handouts" / (to + ".md"));
+
+    synclab::ProcessLimits limits;
+    limits.timeout_s = 600;
+    const auto built = synclab::run_process(
+        {"/bin/sh", "-c", "cd '" + root.string() + "' && make -s -j2 -f Makefile.lecture OUT=out lab97"},
+        {}, limits);
+    CAPTURE(built.err);
+    REQUIRE(built.exit_code == 0);
+    const fs::path bin = root / "out" / "bin";
+    fs::copy_file(test::lab("synclab-grade"), bin / "synclab-grade");
+
+    const Tree t{root.string(), bin.string()};
+    const auto labs = labs_of(t);
+    REQUIRE(labs.size() == 1);
+    const grade::Recipe &lab = labs.front();
+    CHECK(lab.id == "97");
+    CHECK(lab.kernel_file == to + ".cl");
+    folder_is_complete(t, to);
+    solutions_verify(t, lab);
+    starter_fails_its_todo(t, lab);
+    usage_errors(t, lab);
+    if (test::have_oclgrind()) solutions_clean_on_oclgrind(t, lab);
+
+    const std::map<std::string, std::string> env{{"SYNCLAB_SOURCE_DIR", root.string()},
+                                                 {"SYNCLAB_KERNELS", ""}};
+    const auto list = synclab::run_process({(bin / "synclab-grade").string(), "--list-labs"}, env, limits);
+    CAPTURE(list.err);
+    CHECK(list.out.find("97  lab97_copy_reduce  97_copy_reduce.cl") != std::string::npos);
+    const auto graded = synclab::run_process(
+        {(bin / "synclab-grade").string(), "--kernels", (root / "solutions").string(), "--labs",
+         "97", "--quick", "--no-oclgrind", "--csv", (root / "g.csv").string(), "--junit",
+         (root / "junit").string()},
+        env, limits);
+    CAPTURE(graded.out);
+    CAPTURE(graded.err);
+    CHECK(graded.exit_code == 0);
+    CHECK(slurp((root / "g.csv").string()).find("solutions,97,pass") != std::string::npos);
+    fs::remove_all(root);
+}
+
+}  // TEST_SUITE

@@ -1,0 +1,34 @@
+// For the grader and the tests: the labs this build can grade, each read from its executable's
+// declaration (--describe), so no table of labs exists outside the labs themselves.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "synclab/declaration.hpp"
+
+namespace grade {
+
+struct Recipe {
+    std::string id;           // what --labs names: "01"
+    std::string executable;   // beside synclab-grade (build/bin/)
+    std::string kernel_file;  // the file a student hands in, named as in kernels/
+    // The student's variants: the declaration's graded ones, demonstrations left out.
+    std::vector<std::string> variants;
+    // Dynamic runs on the chosen device, each with fresh inputs; the first is the --quick one.
+    std::vector<std::vector<std::string>> runs;
+    // Arguments of the race check on Oclgrind (with --device oclgrind); empty: no race check,
+    // and race_skipped says why. Oclgrind checks turned off for it (OCLGRIND_<NAME>=0).
+    std::vector<std::string> oclgrind;
+    std::string race_skipped;
+    std::vector<std::string> oclgrind_off;
+    synclab::Declaration declaration;
+};
+
+Recipe recipe_of(const synclab::Declaration &d);
+
+// Every lab executable in bin_dir (lab[0-9][0-9]_*) that describes itself, in id order. A lab
+// that cannot is left out, with one line of why added to *problems.
+std::vector<Recipe> discover_labs(const std::string &bin_dir, std::vector<std::string> *problems,
+                                  const volatile int *stop = nullptr);
+
+}  // namespace grade

@@ -1,0 +1,39 @@
+// For the grader and the tests: running a program as a child with a bound on its time.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "synclab/options.hpp"  // kMaxTimeout
+
+namespace synclab {
+
+struct ProcessResult {
+    int exit_code = -1;      // valid when exited
+    bool exited = false;
+    int signal = 0;          // non-zero when killed by a signal
+    bool timed_out = false;  // killed because it outlived the timeout
+    bool interrupted = false;  // killed because *ProcessLimits::stop became non-zero
+    std::size_t dropped = 0;   // bytes of output left out of the middle (see max_output)
+    std::string out, err;
+    std::string describe() const;  // "exit 1", "killed by SIGSEGV", "timed out after 10 s"
+};
+
+struct ProcessLimits {
+    double timeout_s = 60;         // clamped to kMaxTimeout
+    std::size_t memory_bytes = 0;  // 0: no address-space limit
+    // Each of stdout and stderr keeps at most this much: its first and its last half. A child
+    // that prints without end cannot exhaust our memory.
+    std::size_t max_output = 4 << 20;
+    // When non-null and it becomes non-zero (a signal handler sets it), the child is killed.
+    const volatile int *stop = nullptr;
+};
+
+
+// Runs argv[0] (a path) with argv, environment = ours + `env` (an empty value unsets),
+// stdin from /dev/null, output captured. Never waits longer than the timeout.
+ProcessResult run_process(const std::vector<std::string> &argv,
+                          const std::map<std::string, std::string> &env = {},
+                          const ProcessLimits &limits = {});
+
+}  // namespace synclab
