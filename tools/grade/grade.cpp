@@ -8,10 +8,10 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <tuple>
 #include <sstream>
 
-#include "synclab/oclgrind.hpp"
 #include "process.hpp"
 #include "synclab/verdict.hpp"
 
@@ -148,27 +148,38 @@ void clear_folder(const std::string &dir) {
     for (const auto &e : fs::directory_iterator(dir, ec)) fs::remove_all(e.path(), ec);
 }
 
-// Race checks that fail a lab; Oclgrind's other messages are only noted.
-bool fails(const synclab::OclgrindFinding &f) {
-    return f.kind == "data-race" || f.kind == "barrier-divergence" || f.kind == "out-of-bounds" ||
-           f.kind == "uninitialized";
-}
-
-int priority(const synclab::OclgrindFinding &f) {
+int priority(const std::string &kind) {
     static const char *order[] = {"data-race", "barrier-divergence", "out-of-bounds",
                                   "uninitialized"};
     for (int i = 0; i < 4; ++i)
-        if (f.kind == order[i]) return i;
+        if (kind == order[i]) return i;
     return 4;
 }
 
-std::string finding_line(const synclab::OclgrindFinding &f, const std::string &kernels_dir) {
-    std::string s = relative(f.friendly(), kernels_dir);
-    if (f.headline.rfind("Write-write", 0) == 0)
-        s += " (when every work-item writes the same place, let one of them write it, e.g. "
-             "if (id == 0))";
-    if (f.count > 1) s += " [" + std::to_string(f.count) + " reports]";
-    return s;
+// Oclgrind's findings as the lab recorded them: the first kind (races first) and one line.
+std::pair<std::string, std::string> race_findings(const synclab::VerdictRecord &v,
+                                                  const std::vector<std::string> &variants,
+                                                  const std::string &kernels_dir) {
+    std::vector<synclab::FindingRecord> found;
+    for (const auto &f : v.findings)
+        if (std::find(variants.begin(), variants.end(), f.variant) != variants.end() &&
+            priority(f.kind) < 4)
+            found.push_back(f);
+    if (found.empty()) return {"", ""};
+    // A race often shows up as an uninitialized read too: the race is the one to tell.
+    std::stable_sort(found.begin(), found.end(),
+                     [](const auto &a, const auto &b) { return priority(a.kind) < priority(b.kind); });
+    std::vector<std::string> lines;
+    for (const auto &f : found) {
+        const std::string line = clip(relative(f.message, kernels_dir), 300);
+        if (std::find(lines.begin(), lines.end(), line) == lines.end()) lines.push_back(line);
+    }
+    if (lines.size() > 3) {
+        const std::size_t more = lines.size() - 3;
+        lines.resize(3);
+        lines.push_back("and " + std::to_string(more) + " more");
+    }
+    return {found.front().kind, join(lines, "; ")};
 }
 
 }  // namespace
@@ -196,11 +207,16 @@ bool oclgrind_listed(const std::string &executable, const volatile int *stop) {
 }
 
 Result grade_lab(const Recipe &recipe, const std::string &student, const std::string &kernels_dir,
-                 const Settings &s, const volatile int *stop) {
+                 const Settings &s, const volatile int *stop, const std::string &job_dir) {
     const auto start = std::chrono::steady_clock::now();
     Result r;
     r.student = student;
     r.lab = recipe.id;
+    struct Emptied {  // nothing of one submission is left for the next
+        std::string dir;
+        ~Emptied() { clear_folder(dir); }
+    } emptied{job_dir};
+    clear_folder(job_dir);
     auto finish = [&](std::string grade, std::string kind, std::string reason) {
         r.grade = std::move(grade);
         r.kind = std::move(kind);
@@ -208,20 +224,32 @@ Result grade_lab(const Recipe &recipe, const std::string &student, const std::st
         r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         return r;
     };
-    std::error_code ec;
-    if (!fs::is_regular_file(fs::path(kernels_dir) / recipe.kernel_file, ec))
+
+    // The submission's own files, copied: the lab never reads the student's folder itself.
+    const std::string copy = (fs::path(job_dir) / "submission").string();
+    const Staged staged = stage_submission(kernels_dir, copy, recipe.kernel_file);
+    if (!staged.refused.empty()) return finish("fail", "refused", staged.refused);
+    if (std::find(staged.files.begin(), staged.files.end(), recipe.kernel_file) ==
+        staged.files.end())
         return finish("missing", "missing", recipe.kernel_file + " not handed in");
+    std::error_code ec;
+    const std::string tmp = (fs::path(job_dir) / "tmp").string();
+    const std::string cache = (fs::path(job_dir) / "cache").string();
+    fs::create_directories(tmp, ec);
+    fs::create_directories(cache, ec);
 
     const std::string exe = (fs::path(s.bin_dir) / recipe.executable).string();
-    const std::string verdict_file = (fs::path(s.work_dir) / "verdict.tsv").string();
-
-    // Children run in the grader's private folder, with their temporary files there too.
-    const std::map<std::string, std::string> base_env{{"TMPDIR", s.work_dir},
-                                                      {"SYNCLAB_KERNELS", ""}};
+    const std::string verdict_file = (fs::path(job_dir) / "verdict.tsv").string();
+    // The children's temporary files and POCL's kernel cache are in the private folder too.
+    const std::map<std::string, std::string> base_env{
+        {"TMPDIR", tmp}, {"HOME", tmp}, {"POCL_CACHE_DIR", cache}, {"XDG_CACHE_HOME", cache},
+        {"SYNCLAB_KERNELS", ""}, {"OCLGRIND_LOG", ""}, {"OCL_ICD_VENDORS", s.icd_vendors}};
+    std::string variant_list;
+    for (const auto &v : recipe.variants) variant_list += (variant_list.empty() ? "" : ",") + v;
     auto run = [&](std::vector<std::string> args, std::map<std::string, std::string> env,
                    std::size_t memory) {
         Run out;
-        out.argv = {exe, "--kernels", kernels_dir, "--verdict", verdict_file};
+        out.argv = {exe, "--kernels", copy, "--verdict", verdict_file, "--variant", variant_list};
         out.argv.insert(out.argv.end(), args.begin(), args.end());
         if (s.seed) out.argv.insert(out.argv.end(), {"--seed", std::to_string(s.seed)});
         // Only bounds a lab orphaned by a killed grader.
@@ -231,139 +259,123 @@ Result grade_lab(const Recipe &recipe, const std::string &student, const std::st
         synclab::ProcessLimits limits;
         limits.timeout_s = s.timeout_s;
         limits.memory_bytes = memory;
+        limits.cwd = copy;  // so the lab names the kernel file as the student does
         // A signal between our last look at *stop and the fork still ends this child at once.
         limits.stop = stop;
-        out.process = synclab::run_process(out.argv, env, limits);
+        out.process = synclab::run_process(s.sandbox.wrap(out.argv, job_dir, {s.bin_dir}), env, limits);
         std::ifstream in(verdict_file, std::ios::binary);
         std::string text(1 << 20, '\0');  // a verdict is a few lines; never read one without end
         in.read(&text[0], static_cast<std::streamsize>(text.size()));
         text.resize(static_cast<std::size_t>(in.gcount()));
+        in.close();
         out.verdict = synclab::parse_verdict(text);
+        fs::remove(verdict_file, ec);
         return out;
     };
+    // Which graded variants a run did not check, and why (a device without sub-groups, say).
+    std::map<std::string, std::string> unchecked;
+    std::set<std::string> checked;
+    auto note_skips = [&](const Run &run_result) {
+        for (const auto &v : run_result.verdict.variants) {
+            if (std::find(recipe.variants.begin(), recipe.variants.end(), v.variant) ==
+                recipe.variants.end())
+                continue;
+            if (v.state == "skipped") unchecked.emplace(v.variant, v.detail);
+            else checked.insert(v.variant);
+        }
+    };
 
-    // (1) Dynamic runs: every variant, every size. The first failure gives the kind and the
-    // reason; every failed variant is named, so a student sees which parts are still wrong.
+    // (1) Dynamic runs: every graded variant in one process per argument set and device. The
+    // first failure gives the kind and the reason; every failed variant is named.
     std::string kind, reason;
     std::vector<std::string> failed;
     int runs = 0;
-    for (const auto &variant : recipe.variants) {
-        std::string vkind, vreason;
-        for (std::size_t j = 0; j < recipe.runs.size() * s.devices.size() && vkind.empty(); ++j) {
-            const std::size_t i = j % recipe.runs.size();
-            const std::string &device = s.devices[j / recipe.runs.size()];
-            if (s.quick && i > 0) continue;
+    for (std::size_t d = 0; d < s.devices.size() && kind.empty(); ++d) {
+        const std::string &device = s.devices[d];
+        for (std::size_t i = 0; i < recipe.runs.size() && kind.empty(); ++i) {
+            if (s.quick && i > 0) break;
             if (*stop) return finish("", "", "");
-            std::vector<std::string> args{"--variant", variant};
-            args.insert(args.end(), recipe.runs[i].begin(), recipe.runs[i].end());
+            std::vector<std::string> args = recipe.runs[i];
             if (!device.empty()) args.insert(args.end(), {"--device", device});
-            const Run run_result = run(args, {}, s.device_memory_bytes.at(j / recipe.runs.size()));
-            clear_folder(s.work_dir);
+            const Run run_result = run(args, {}, s.device_memory_bytes.at(d));
             if (*stop) return finish("", "", "");
             note_run(r, run_result, "run");
             ++runs;
-            std::tie(vkind, vreason) = classify(run_result, kernels_dir, s.timeout_s);
-            if (!vkind.empty()) {
-                std::string where = "--variant " + variant + " " + join(recipe.runs[i]);
+            note_skips(run_result);
+            std::tie(kind, reason) = classify(run_result, copy, s.timeout_s);
+            if (kind.empty()) continue;
+            for (const auto &v : run_result.verdict.variants)
+                if (v.state == "wrong" &&
+                    std::find(recipe.variants.begin(), recipe.variants.end(), v.variant) !=
+                        recipe.variants.end())
+                    failed.push_back(v.variant);
+            if (kind == "wrong-answer" || kind == "crash") {
+                std::string where = join(recipe.runs[i]);
                 if (!device.empty()) where += " --device " + device;
                 const std::string seed = run_result.verdict.seed;
                 if (!seed.empty()) where += " --seed " + seed;
-                if (vkind == "wrong-answer" || vkind == "crash") vreason += " (" + where + ")";
+                reason += " (" + where + ")";
             }
         }
-        if (vkind.empty()) continue;
-        failed.push_back(variant);
-        if (kind.empty()) {
-            kind = vkind;
-            reason = vreason;
-        }
-        // The same file again would only fail to build or hang again.
-        if (vkind == "compile-error" || vkind == "timeout" || vkind == "error") break;
     }
     if (failed.size() > 1) reason += "; failed variants: " + join(failed);
     // A build error or a hang would only repeat itself on Oclgrind.
     if (kind == "compile-error" || kind == "timeout" || kind == "error")
         return finish("fail", kind, reason);
 
-    // (2) The race check on Oclgrind: findings fail the lab, or explain a wrong answer.
-    if (recipe.oclgrind.empty()) {
+    // What was not checked is said in every row, passing or not.
+    std::string skipped_note;
+    for (const auto &[variant, why] : unchecked)
+        if (!checked.count(variant))
+            skipped_note += "; not checked: " + variant + " (" + clip(why, 160) + ")";
+
+    // (2) The race check: the lab on Oclgrind records each finding; a finding fails the lab,
+    // or explains a wrong answer.
+    std::string race_note;
+    if (recipe.oclgrind.empty())
+        race_note = "; not race-checked (" +
+                    (recipe.race_skipped.empty() ? std::string("the lab declares no race check")
+                                                 : recipe.race_skipped) +
+                    ")";
+    else if (!s.race_check || !s.oclgrind_available)
+        race_note = "; " + s.race_check_note;
+    if (!race_note.empty()) {
         if (kind.empty())
             return finish("pass", "pass",
-                          std::to_string(runs) + " run(s) right; " +
-                              (recipe.race_skipped.empty() ? "no race check" : recipe.race_skipped));
-        return finish("fail", kind, reason);
+                          std::to_string(runs) + " run(s) right" + race_note + skipped_note);
+        return finish("fail", kind, reason + race_note + skipped_note);
     }
-    if (!s.race_check || !s.oclgrind_available) {
-        if (kind.empty())
-            return finish("pass", "pass",
-                          std::to_string(runs) + " run(s) right; " + s.race_check_note);
-        return finish("fail", kind, reason);
+    if (*stop) return finish("", "", "");
+    std::vector<std::string> args{"--device", "oclgrind"};
+    args.insert(args.end(), recipe.oclgrind.begin(), recipe.oclgrind.end());
+    std::map<std::string, std::string> og_env{{"OCLGRIND_DATA_RACES", "1"},
+                                              {"OCLGRIND_UNINITIALIZED", "1"},
+                                              // every work-item writing one place is a race too
+                                              {"OCLGRIND_UNIFORM_WRITES", "1"}};
+    for (std::string check : recipe.oclgrind_off) {  // the lab's declaration turns these off
+        std::transform(check.begin(), check.end(), check.begin(), ::toupper);
+        std::replace(check.begin(), check.end(), '-', '_');
+        og_env["OCLGRIND_" + check] = "0";
     }
-    std::string og_kind, og_reason;
-    for (const auto &variant : recipe.variants) {
-        if (*stop) return finish("", "", "");
-        const std::string log = (fs::path(s.work_dir) / "oclgrind.log").string();
-        std::vector<std::string> args{"--variant", variant, "--device", "oclgrind"};
-        args.insert(args.end(), recipe.oclgrind.begin(), recipe.oclgrind.end());
-        std::map<std::string, std::string> og_env{{"OCLGRIND_LOG", log},
-                                                  {"OCLGRIND_DATA_RACES", "1"},
-                                                  {"OCLGRIND_UNINITIALIZED", "1"},
-                                                  // every work-item writing one place is a race too
-                                                  {"OCLGRIND_UNIFORM_WRITES", "1"}};
-        for (std::string check : recipe.oclgrind_off) {  // the lab's declaration turns these off
-            std::transform(check.begin(), check.end(), check.begin(), ::toupper);
-            std::replace(check.begin(), check.end(), '-', '_');
-            og_env["OCLGRIND_" + check] = "0";
+    const Run og = run(args, og_env, s.oclgrind_memory_bytes);
+    if (*stop) return finish("", "", "");
+    note_run(r, og, "race check on Oclgrind");
+    auto [og_kind, og_reason] = race_findings(og.verdict, recipe.variants, copy);
+    if (og_kind.empty()) {
+        auto [k, why] = classify(og, copy, s.timeout_s);
+        if (!k.empty() && kind.empty()) {
+            og_kind = k;
+            og_reason = "on Oclgrind: " + why;
         }
-        const Run og = run(args, og_env, s.oclgrind_memory_bytes);
-        if (*stop) return finish("", "", "");
-        // Its first findings are the ones told; an endless log is not read whole.
-        std::ifstream in(log, std::ios::binary);
-        std::string text(16u << 20, '\0');
-        in.read(&text[0], static_cast<std::streamsize>(text.size()));
-        text.resize(static_cast<std::size_t>(in.gcount()));
-        in.close();
-        clear_folder(s.work_dir);
-        note_run(r, og, "race check (OCLGRIND_LOG=" + log + ")");
-        std::vector<std::string> found;
-        std::string first_kind;
-        auto findings = synclab::distinct(synclab::parse_oclgrind_log(text));
-        // A race often shows up as an uninitialized read too: the race is the one to tell.
-        std::stable_sort(findings.begin(), findings.end(), [](const auto &a, const auto &b) {
-            return priority(a) < priority(b);
-        });
-        for (const auto &f : findings) {
-            if (!fails(f)) {
-                r.details += "  Oclgrind also said: " + relative(f.friendly(), kernels_dir) + "\n";
-                continue;
-            }
-            if (first_kind.empty()) first_kind = f.kind;
-            found.push_back(finding_line(f, kernels_dir));
-        }
-        if (found.size() > 3) {
-            const std::size_t more = found.size() - 3;
-            found.resize(3);
-            found.push_back("and " + std::to_string(more) + " more");
-        }
-        if (!found.empty()) {
-            og_kind = first_kind;
-            og_reason = join(found, "; ");
-        } else {
-            auto [k, why] = classify(og, kernels_dir, s.timeout_s);
-            if (!k.empty()) {
-                og_kind = k;
-                og_reason = "on Oclgrind: " + why;
-            }
-        }
-        if (!og_kind.empty()) break;
     }
     if (!kind.empty()) {  // the dynamic failure stays the grade; Oclgrind says why
         if (!og_kind.empty() && og_reason.rfind("on Oclgrind", 0) != 0)
             reason += "; Oclgrind: " + og_reason;
-        return finish("fail", kind, reason);
+        return finish("fail", kind, reason + skipped_note);
     }
-    if (!og_kind.empty()) return finish("fail", og_kind, og_reason);
-    return finish("pass", "pass", std::to_string(runs) + " run(s) right; Oclgrind: no findings");
+    if (!og_kind.empty()) return finish("fail", og_kind, og_reason + skipped_note);
+    return finish("pass", "pass",
+                  std::to_string(runs) + " run(s) right; Oclgrind: no findings" + skipped_note);
 }
 
 }  // namespace grade

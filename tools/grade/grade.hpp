@@ -1,21 +1,23 @@
-// Grading one lab of one submission: the lab runs as a child process, and its exit, its
-// output and Oclgrind's log decide the grade.
+// For the grader and its tests: grading one lab of one submission. The submission is copied
+// into a private folder, the lab runs there as a child process (in the sandbox when there is
+// one), and its machine-readable verdict decides the grade.
 #pragma once
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "labs.hpp"
+#include "sandbox.hpp"
 
 namespace grade {
 
 struct Result {
     std::string student, lab;  // lab: the recipe's id
     std::string grade;         // "pass", "fail" or "missing"
-    // Why, as one word: pass, missing, compile-error, wrong-answer, crash, timeout, data-race,
-    // barrier-divergence, out-of-bounds, uninitialized, error.
+    // Why, as one word: pass, missing, refused, compile-error, wrong-answer, crash, timeout,
+    // data-race, barrier-divergence, out-of-bounds, uninitialized, error.
     std::string kind;
-    std::string reason;        // one line for the student
+    std::string reason;        // one line for the student (also says what was not checked)
     std::string details;       // commands run and their output (the JUnit report's body)
     double seconds = 0;
     bool kept = false;         // read back from the gradebook (--resume), not graded now
@@ -34,14 +36,18 @@ struct Settings {
     bool oclgrind_available = false;
     std::string race_check_note;  // why the race check is off, for passing rows
     bool quick = false;         // only each recipe's first dynamic run
-    std::string work_dir;       // the children's working and temporary folder
+    // The user's own OCL_ICD_VENDORS ("" = none): the folder the grader's device lookup made
+    // for itself is not the children's.
+    std::string icd_vendors;
+    Sandbox sandbox;            // not available(): children run with the limits above only
 };
 
-// Grades `recipe` for the submission whose kernel files are in `kernels_dir` (absolute).
-// Never throws for anything the submission does. When *stop becomes non-zero the running child
-// is killed and the result comes back unfinished (grade "").
+// Grades `recipe` for the submission whose kernel files are in `kernels_dir` (absolute), using
+// `job_dir` (absolute, private, emptied first and last) for the copy of the submission and the
+// children's files. Never throws for anything the submission does. When *stop becomes non-zero
+// the running child is killed and the result comes back unfinished (grade "").
 Result grade_lab(const Recipe &recipe, const std::string &student, const std::string &kernels_dir,
-                 const Settings &settings, const volatile int *stop);
+                 const Settings &settings, const volatile int *stop, const std::string &job_dir);
 
 // Whether the lab lists an Oclgrind device. It ends its child when *stop becomes non-zero.
 bool oclgrind_listed(const std::string &executable, const volatile int *stop = nullptr);

@@ -1,6 +1,14 @@
 // synclab-grade: grades one student's kernel folder, or a class of them, by running each lab
 // as a child process (bounded in time and memory) and checking it on Oclgrind.
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <regex>
+#include <thread>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -85,7 +93,8 @@ extern "C" void on_signal(int sig) {
 }
 
 struct Submission {
-    std::string student, dir;  // dir: absolute; the kernel files are in it
+    std::string student, dir;  // dir: absolute; the kernel files are in it (or in dir/kernels)
+    std::string refused;       // why none of its labs can be graded (a symbolic link, say)
 };
 
 std::string absolute(const std::string &p) {
@@ -99,14 +108,15 @@ bool inside(const std::string &path, const std::string &dir) {
     return path == dir || path.rfind(d, 0) == 0;
 }
 
-// A folder holds a submission's kernels directly, or in a kernels/ inside it.
+// A folder holds a submission's kernels directly, or in a kernels/ inside it. Links are not
+// followed: a linked kernels/ is handed to staging, which refuses it.
 std::string kernels_in(const std::string &dir, const std::vector<grade::Recipe> &labs) {
     std::error_code ec;
     bool direct = false;
     for (const auto &r : labs)
-        direct |= fs::is_regular_file(fs::path(dir) / r.kernel_file, ec);
-    if (!direct && fs::is_directory(fs::path(dir) / "kernels", ec))
-        return (fs::path(dir) / "kernels").string();
+        direct |= fs::symlink_status(fs::path(dir) / r.kernel_file, ec).type() != fs::file_type::not_found;
+    const fs::path k = fs::path(dir) / "kernels";
+    if (!direct && fs::symlink_status(k, ec).type() != fs::file_type::not_found) return k.string();
     return dir;
 }
 
@@ -142,47 +152,111 @@ std::string normalize_lab(std::string id) {
     return id;
 }
 
-const char *kMore = R"(
+// A student's name as the console shows it: line breaks and other control characters escaped.
+std::string shown(const std::string &name) {
+    std::string out;
+    for (unsigned char c : name) {
+        if (c == '\n') out += "\\n";
+        else if (c == '\r') out += "\\r";
+        else if (c < 0x20 || c == 0x7f) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\x%02x", c);
+            out += buf;
+        } else out += static_cast<char>(c);
+    }
+    return out;
+}
+
+// Strict numbers: the whole text, in the option's unit, or one line saying what is wrong.
+double number_option(const std::string &name, const std::string &text, const std::string &unit,
+                     double lo, double hi, const std::string &why_lo) {
+    static const std::regex plain(R"([0-9]+(\.[0-9]+)?)");
+    if (!std::regex_match(text, plain))
+        throw UsageError("--" + name + " '" + text + "' is not a number of " + unit +
+                         " (write it like 60 or 2.5, no units or commas)");
+    const double v = std::strtod(text.c_str(), nullptr);
+    if (v < lo)
+        throw UsageError("--" + name + " " + text + " is too small: give at least " +
+                         (lo == static_cast<long long>(lo) ? std::to_string(static_cast<long long>(lo))
+                                                          : std::to_string(lo)) +
+                         " " + unit + " (" + why_lo + ")");
+    if (v > hi)
+        throw UsageError("--" + name + " " + text + " is too large: give at most " +
+                         std::to_string(static_cast<long long>(hi)) + " " + unit);
+    return v;
+}
+
+// A grader killed with SIGKILL leaves its private folder behind: the next one removes every
+// such folder of this user whose grader is gone (its lock file is no longer held).
+void sweep_stale(const std::string &tmp_root) {
+    std::error_code ec;
+    for (const auto &e : fs::directory_iterator(tmp_root, ec)) {
+        const std::string name = e.path().filename().string();
+        if (name.rfind("synclab-grade-", 0) != 0) continue;
+        struct stat st {};
+        if (lstat(e.path().c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid())
+            continue;
+        const std::string lock = (e.path() / "grader.lock").string();
+        const int fd = open(lock.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0) continue;  // not one of ours (or still being made)
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0) fs::remove_all(e.path(), ec);
+        close(fd);
+    }
+}
+
+const char *kMore = R"help(
 Modes:
   synclab-grade --kernels DIR     grade one student: DIR holds the .cl files, named as in
                                   kernels/ (or DIR/kernels/ does)
   synclab-grade --class DIR       grade a class: every sub-folder of DIR is one student
 
-Each lab is graded by running its executable (beside synclab-grade) as a child process in a
-private temporary folder, with --timeout and --memory limits, one lab after another:
-  1. dynamic runs on --device (default: the lab's, POCL's CPU) with fresh random inputs
-     (--seed makes them repeatable): exit 1 is a wrong answer, exit 2 a compile error (the
-     build log's first error line, file:line) or set-up error; a signal is a crash; a run
-     past --timeout is a hang;
-  2. the race check: the lab on Oclgrind (--device oclgrind --wg 64), whose log is read:
-     a data race, barrier divergence, out-of-bounds or uninitialized access fails the lab,
-     told in one line (what, kernel, file:line, likely fix). Skipped, with a note, when
-     Oclgrind is not installed (or with --quick / --no-oclgrind).
-A lab whose file is not in the folder is "missing". The demonstration variants (lab 01's
-nosync) are never graded.
+A submission is hostile input. For each lab, its own regular files are copied into a private
+folder first: a kernel file (or a student folder) that is a symbolic link, a FIFO or a device,
+an empty or oversized kernel file, and an #include of anything but another file handed in
+beside it are refused ("refused", with the reason). The lab (beside synclab-grade) then runs as
+a child process on that copy, inside bubblewrap when it is installed (a read-only system, no
+network, only the copy writable; SYNCLAB_GRADE_SANDBOX=off turns it off), always with the
+--timeout and --memory limits, and never outliving the grader:
+  1. dynamic runs on --device (default: the lab's, POCL's CPU), one per argument set its
+     declaration lists (several sizes, work-group sizes and exact integer inputs), with fresh
+     random inputs (--seed makes them repeatable): a wrong answer, a compile error (file:line),
+     a crash or a hang fails the lab;
+  2. the race check: the lab on Oclgrind, which reports data races, barrier divergence,
+     out-of-bounds and uninitialized accesses: any of them fails the lab, told in one line
+     (what, kernel, file:line, likely fix). Skipped, and said so in every row, when Oclgrind
+     is not installed (or with --quick / --no-oclgrind).
+A lab whose file is not in the folder is "missing". Demonstration variants (lab 01's nosync)
+are never graded; a variant no device here can run is "not checked (why)", never a pass.
 
 Outputs (never inside a submission):
-  --csv FILE       the gradebook: student,lab,grade,kind,reason,seconds; each row is
-                   appended and flushed as soon as it is known, so an interrupted run keeps
-                   every finished row, and --resume goes on from them
+  --csv FILE       the gradebook: student,lab,grade,kind,reason,seconds. It is locked while
+                   a grader writes it (a second one is refused), each row is written and
+                   synced as soon as it is known, and rows already there are kept: add
+                   --resume to grade only the rest, or --restart to empty it first
   --junit DIR      DIR/<student>.xml, JUnit XML (one testcase per lab), as CI autograders
                    such as GitHub Classroom read; characters other than A-Z a-z 0-9 . _ -
                    become _, and names that then clash get -2, -3, ...
-  stdout           one line per graded lab, then a student x lab table and the reasons
-Kinds: pass, missing, compile-error, wrong-answer, crash, timeout, data-race,
+  stdout           one line per graded lab (on a terminal, a progress line with the time
+                   left), then a student x lab table and the reasons
+Kinds: pass, missing, refused, compile-error, wrong-answer, crash, timeout, data-race,
 barrier-divergence, out-of-bounds, uninitialized, error.
 
-Exit codes: 0 every graded lab passed, 1 something failed or was missing, 2 usage error,
-128 + the signal's number when interrupted (130 for Ctrl-C, 143 for SIGTERM); the gradebook
-keeps the finished rows.
+-j N grades N labs at once (default: the number of cores); the gradebook's rows stay in
+student, lab order.
+
+Exit codes: 0 every graded lab passed, 1 something failed or was missing, 2 usage error (or a
+gradebook that cannot be written), 128 + the signal's number when interrupted (130 for
+Ctrl-C, 143 for SIGTERM); the gradebook keeps the finished rows.
 
 Examples:
   synclab-grade --kernels kernels --labs 01
   synclab-grade --class submissions/ --csv week3.csv --junit week3-junit --timeout 20
   synclab-grade --class submissions/ --csv week3.csv --resume
-)";
+)help";
 
 int run(int argc, char **argv) {
+    const char *user_icd = std::getenv("OCL_ICD_VENDORS");  // before any device lookup sets it
+    const std::string icd_vendors = user_icd ? user_icd : "";
     cxxopts::Options parser("synclab-grade",
                             "Grades students' lab kernels: runs each lab as a child process, "
                             "checks its answers and its races, and writes a gradebook.");
@@ -191,20 +265,24 @@ int run(int argc, char **argv) {
         ("class", "grade a class: every sub-folder of DIR is one student",
          cxxopts::value<std::string>(), "DIR")
         ("labs", "labs to grade, e.g. 01,02 (default: every gradable lab)",
-         cxxopts::value<std::string>()->default_value(""), "LIST")
+         cxxopts::value<std::string>(), "LIST")
         ("device", "device(s) for the dynamic runs, comma-separated, each as the labs' --device "
                    "(e.g. pocl,nvidia; default: the lab's)",
          cxxopts::value<std::string>()->default_value(""), "SPEC")
-        ("timeout", "seconds each child run may take before it counts as a hang",
-         cxxopts::value<double>()->default_value("60"), "S")
-        ("memory", "address-space limit of each child run in MiB (0: none; default: 4096 on "
-                   "POCL and Oclgrind, none on other devices, whose drivers may reserve more)",
-         cxxopts::value<std::size_t>(), "MIB")
+        ("timeout", "seconds each child run may take before it counts as a hang (at least 2)",
+         cxxopts::value<std::string>()->default_value("60"), "S")
+        ("memory", "address-space limit of each child run in MiB (at least 1024; 0: none; "
+                   "default: 4096 on POCL and Oclgrind, none on other devices, whose drivers "
+                   "may reserve more)",
+         cxxopts::value<std::string>(), "MIB")
         ("seed", "random seed for every run (0: fresh inputs every run)",
-         cxxopts::value<std::uint64_t>()->default_value("0"), "N")
+         cxxopts::value<std::string>()->default_value("0"), "N")
+        ("j,jobs", "labs graded at once (default: the number of cores)",
+         cxxopts::value<std::string>(), "N")
         ("csv", "gradebook CSV file", cxxopts::value<std::string>()->default_value("gradebook.csv"), "FILE")
         ("junit", "folder for the JUnit XML reports", cxxopts::value<std::string>()->default_value("junit"), "DIR")
         ("resume", "keep the rows already in the gradebook and grade only the rest")
+        ("restart", "empty the gradebook first (its rows are lost)")
         ("quick", "one dynamic run per lab and no race check: a fast first pass")
         ("no-oclgrind", "skip the race check on Oclgrind")
         ("list-labs", "list the labs this build can grade, then exit")
@@ -248,19 +326,40 @@ int run(int argc, char **argv) {
     if (one == many)
         throw UsageError("give either --kernels DIR (one student) or --class DIR (every sub-folder "
                          "a student), not both and not neither (see --help)");
-    const double timeout = o["timeout"].as<double>();
-    if (!(timeout > 0 && timeout <= synclab::kMaxTimeout))
-        throw UsageError("--timeout must be more than 0 and at most 1000000 seconds");
+    if (o.count("resume") && o.count("restart"))
+        throw UsageError("--resume keeps the gradebook's rows and --restart empties it: give one");
+    const double timeout = number_option("timeout", o["timeout"].as<std::string>(), "seconds", 2,
+                                         synclab::kMaxTimeout,
+                                         "a lab needs that long to build its kernels and start");
     // 1 TiB: any real limit is below it, and MiB << 20 stays far from overflowing.
-    constexpr std::size_t kMaxMemoryMiB = std::size_t(1) << 20;
-    if (o.count("memory") && o["memory"].as<std::size_t>() > kMaxMemoryMiB)
-        throw UsageError("--memory is too large: give MiB from 1 to 1048576, or 0 for no limit");
+    constexpr double kMaxMemoryMiB = double(std::size_t(1) << 20);
+    std::size_t memory_mib = 4096;
+    if (o.count("memory")) {
+        const std::string text = o["memory"].as<std::string>();
+        memory_mib = text == "0" ? 0
+                                 : static_cast<std::size_t>(number_option(
+                                       "memory", text, "MiB", 1024, kMaxMemoryMiB,
+                                       "a lab's OpenCL runtime needs about 512 MiB of address "
+                                       "space to start; 0 means no limit"));
+        if (o["memory"].as<std::string>().find('.') != std::string::npos)
+            throw UsageError("--memory " + text + " is not a whole number of MiB");
+    }
+    const std::string seed_text = o["seed"].as<std::string>();
+    if (!std::regex_match(seed_text, std::regex("[0-9]{1,19}")))
+        throw UsageError("--seed '" + seed_text + "' is not a whole number (e.g. --seed 11)");
+    unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
+    if (o.count("jobs"))
+        jobs = static_cast<unsigned>(number_option("jobs", o["jobs"].as<std::string>(), "jobs", 1,
+                                                   256, "one lab at a time is the least"));
+    if (o.count("jobs") && o["jobs"].as<std::string>().find('.') != std::string::npos)
+        throw UsageError("--jobs " + o["jobs"].as<std::string>() + " is not a whole number");
 
     std::vector<const grade::Recipe *> labs;
-    if (o["labs"].as<std::string>().empty()) {
+    if (!o.count("labs")) {
         labs = gradable;
     } else {
-        std::stringstream ss(o["labs"].as<std::string>());
+        const std::string list = o["labs"].as<std::string>();
+        std::stringstream ss(list);
         for (std::string id; std::getline(ss, id, ',');) {
             if (id.empty()) continue;
             id = normalize_lab(id);
@@ -275,40 +374,57 @@ int run(int argc, char **argv) {
             }
             if (std::find(labs.begin(), labs.end(), *it) == labs.end()) labs.push_back(*it);
         }
+        if (labs.empty())
+            throw UsageError("--labs '" + list + "' names no lab: give ids such as 01,02, or "
+                             "leave --labs out to grade every lab");
     }
     if (labs.empty())
         throw UsageError("no lab can be graded: build the labs first (cmake --build build)" +
                          (not_gradable.empty() ? std::string() : ";" + not_gradable));
 
-    // Submissions.
+    // Submissions. A student's folder that is not a plain folder fails that student, not the
+    // class.
     std::vector<Submission> subs;
+    const std::string given = o[one ? "kernels" : "class"].as<std::string>();
+    if (given.empty())
+        throw UsageError(std::string("--") + (one ? "kernels" : "class") +
+                         " is empty: give the folder's path");
     if (one) {
-        const std::string dir = absolute(o["kernels"].as<std::string>());
+        const std::string dir = absolute(given);
         if (!fs::is_directory(dir, ec))
-            throw UsageError("--kernels " + o["kernels"].as<std::string>() +
+            throw UsageError("--kernels " + given +
                              " is not a folder: give the folder holding the .cl files");
-        subs.push_back({fs::path(dir).filename().string(), dir});
+        subs.push_back({fs::path(dir).filename().string(), dir, ""});
     } else {
-        const std::string dir = absolute(o["class"].as<std::string>());
+        const std::string dir = absolute(given);
         if (!fs::is_directory(dir, ec))
-            throw UsageError("--class " + o["class"].as<std::string>() +
+            throw UsageError("--class " + given +
                              " is not a folder: give the folder whose sub-folders are submissions");
         for (const auto &e : fs::directory_iterator(dir, ec)) {
             const std::string name = e.path().filename().string();
-            if (name.empty() || name[0] == '.' || !e.is_directory(ec)) continue;
-            subs.push_back({name, absolute(e.path().string())});
+            if (name.empty() || name[0] == '.') continue;
+            const auto type = e.symlink_status(ec).type();
+            if (type == fs::file_type::directory)
+                subs.push_back({name, (fs::path(dir) / name).string(), ""});
+            else if (type == fs::file_type::symlink)
+                subs.push_back({name, (fs::path(dir) / name).string(),
+                                "the submission folder is a symbolic link: hand in a folder "
+                                "holding your own files"});
         }
         std::sort(subs.begin(), subs.end(),
                   [](const Submission &a, const Submission &b) { return a.student < b.student; });
         if (subs.empty())
-            throw UsageError("--class " + o["class"].as<std::string>() +
+            throw UsageError("--class " + given +
                              " has no sub-folders: put each student's files in a folder of its own");
     }
 
     // Outputs: absolute (the grader works in its own folder), never inside a submission.
+    if (o["csv"].as<std::string>().empty()) throw UsageError("--csv is empty: give a file name");
+    if (o["junit"].as<std::string>().empty()) throw UsageError("--junit is empty: give a folder name");
     const std::string csv = absolute(o["csv"].as<std::string>());
     const std::string junit = absolute(o["junit"].as<std::string>());
     for (const auto &s : subs) {
+        if (!s.refused.empty()) continue;
         if (inside(csv, s.dir))
             throw UsageError("the gradebook " + csv + " would be inside the submission " + s.dir +
                              ": run from another folder or give --csv FILE elsewhere");
@@ -319,6 +435,7 @@ int run(int argc, char **argv) {
 
     grade::Settings settings;
     settings.bin_dir = bin;
+    settings.icd_vendors = icd_vendors;
     // --device a,b: every dynamic run on each device in turn.
     const std::string device_list = o["device"].as<std::string>();
     settings.devices.clear();
@@ -326,30 +443,40 @@ int run(int argc, char **argv) {
     for (std::string d; std::getline(devices_in, d, ',');)
         if (!d.empty()) settings.devices.push_back(d);
     if (settings.devices.empty()) settings.devices.push_back("");
-    settings.seed = o["seed"].as<std::uint64_t>();
+    settings.seed = std::stoull(seed_text);
     settings.timeout_s = timeout;
     // The memory limit guards the grader's machine from a CPU device's runaway kernel. A GPU
     // driver reserves far more address space than it uses and fails under such a limit, so by
     // default only CPU devices get it (--memory sets it for every device).
-    const std::size_t mib = o.count("memory") ? o["memory"].as<std::size_t>() : 4096;
     settings.device_memory_bytes.clear();
     for (const auto &spec : settings.devices) {
         const synclab::DeviceInfo d = synclab::select_device(spec);  // bad SPEC: one line, exit 2
         settings.device_memory_bytes.push_back(
-            (o.count("memory") || d.is_cpu() || d.is_oclgrind()) ? mib << 20 : 0);
+            (o.count("memory") || d.is_cpu() || d.is_oclgrind()) ? memory_mib << 20 : 0);
     }
-    settings.oclgrind_memory_bytes = mib << 20;
+    settings.oclgrind_memory_bytes = memory_mib << 20;
+
+    // Both outputs are checked before the first student, and the gradebook is ours alone from
+    // here to the end.
+    grade::check_junit_dir(junit);
+    const auto mode = o.count("resume")    ? grade::Gradebook::Mode::resume
+                      : o.count("restart") ? grade::Gradebook::Mode::restart
+                                           : grade::Gradebook::Mode::fresh;
+    grade::Gradebook book(csv, mode);
+
     // From the first child on, a signal stops the grader cleanly and kills the child.
     struct sigaction sa {};
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
     for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
+    signal(SIGPIPE, SIG_IGN);
+    signal(SIGXFSZ, SIG_IGN);  // a file-size limit makes the write fail, and that is told
 
     settings.quick = o.count("quick") > 0;
     settings.race_check = !settings.quick && !o.count("no-oclgrind");
     if (!settings.race_check) {
-        settings.race_check_note =
-            settings.quick ? "race check skipped (--quick)" : "race check skipped (--no-oclgrind)";
+        settings.race_check_note = settings.quick ? "not race-checked (--quick)"
+                                                  : "not race-checked (--no-oclgrind)";
     } else {
         settings.oclgrind_available =
             grade::oclgrind_listed((fs::path(bin) / labs[0]->executable).string(), &g_stop_flag);
@@ -358,85 +485,213 @@ int run(int argc, char **argv) {
             return 128 + g_stop;
         }
         if (!settings.oclgrind_available) {
-            settings.race_check_note = "race check skipped: Oclgrind is not installed";
+            settings.race_check_note = "not race-checked: Oclgrind is not installed";
             std::cout << "note: Oclgrind is not installed (sudo apt-get install oclgrind), so the "
                          "race check is skipped: a kernel that is right only by luck may pass\n";
         }
     }
+    const char *sandbox_env = std::getenv("SYNCLAB_GRADE_SANDBOX");
+    settings.sandbox = grade::Sandbox::detect(sandbox_env && std::string(sandbox_env) == "off");
+    if (!settings.sandbox.available())
+        std::cout << "note: no sandbox: " << settings.sandbox.why_not()
+                  << "; each lab runs with the time and memory limits only\n";
 
-    grade::Gradebook book(csv, o.count("resume") > 0);
-    std::map<std::pair<std::string, std::string>, grade::Result> done;
-    for (const auto &r : book.kept()) done[{r.student, r.lab}] = r;
-
-    // The children's private folder, and the grader's working folder while they run.
+    // The children's private folder, locked while we live so a later grader can tell a stale
+    // one (left by a SIGKILL) from ours.
     const char *tmp = std::getenv("TMPDIR");
-    std::string work = std::string(tmp && *tmp ? tmp : "/tmp") + "/synclab-grade-XXXXXX";
+    const std::string tmp_root = tmp && *tmp ? tmp : "/tmp";
+    sweep_stale(tmp_root);
+    std::string work = tmp_root + "/synclab-grade-XXXXXX";
     if (!mkdtemp(work.data()))
-        throw UsageError("cannot make a temporary folder in " + fs::path(work).parent_path().string() +
+        throw UsageError("cannot make a temporary folder in " + tmp_root +
                          ": set TMPDIR to a writable folder");
-    settings.work_dir = work;
-    const fs::path home = fs::current_path();
+    const int work_lock = open((work + "/grader.lock").c_str(),
+                               O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (work_lock >= 0) flock(work_lock, LOCK_EX);
     struct Cleanup {
-        fs::path home, work;
+        fs::path work;
+        int lock;
         ~Cleanup() {
             std::error_code e;
-            fs::current_path(home, e);
             fs::remove_all(work, e);
+            if (lock >= 0) close(lock);
         }
-    } cleanup{home, work};
-    fs::current_path(work);
+    } cleanup{work, work_lock};
 
-    std::cout << "grading " << subs.size() << (one ? " submission" : " submissions") << " x "
-              << labs.size() << " lab(s); gradebook " << csv << (done.empty() ? "" : " (resumed)")
-              << ", JUnit reports in " << junit << "/\n"
-              << std::flush;
-    std::vector<grade::Result> all;
-    std::vector<std::string> students, lab_ids;
+    std::map<std::pair<std::string, std::string>, grade::Result> done;
+    for (const auto &r : book.kept()) done[{r.student, r.lab}] = r;
+    std::vector<std::string> lab_ids;
     for (const auto *r : labs) lab_ids.push_back(r->id);
     std::vector<std::string> names;
     for (const auto &s : subs) names.push_back(s.student);
     // Fixed for the whole class up front, so a resumed run writes the same files.
     const std::vector<std::string> junit_files = grade::junit_names(names);
-    const std::size_t total = subs.size() * labs.size();
-    std::size_t count = 0, kept = 0, appended = 0;
-    for (std::size_t k = 0; k < subs.size(); ++k) {
-        const Submission &s = subs[k];
-        students.push_back(s.student);
-        const std::string kdir = kernels_in(s.dir, all_labs);
-        std::vector<grade::Result> mine;
+
+    // Every (student, lab) in gradebook order; the workers take the ungraded ones in turn.
+    struct Task {
+        std::size_t student;
+        const grade::Recipe *recipe;
+        grade::Result result;
+        bool ready = false;
+    };
+    std::vector<Task> tasks;
+    std::vector<std::size_t> todo;
+    for (std::size_t k = 0; k < subs.size(); ++k)
         for (const auto *recipe : labs) {
-            ++count;
-            grade::Result r;
-            const auto it = done.find({s.student, recipe->id});
+            tasks.push_back({k, recipe, {}, false});
+            const auto it = done.find({subs[k].student, recipe->id});
             if (it != done.end()) {
-                r = it->second;
-                ++kept;
+                tasks.back().result = it->second;
+                tasks.back().ready = true;
             } else {
-                r = grade::grade_lab(*recipe, s.student, kdir, settings, &g_stop_flag);
-                if (r.grade.empty()) break;  // stopped while grading: nothing to keep
-                // A row finished before the signal is kept, so --resume need not grade it again.
-                book.append(r);
-                ++appended;
+                todo.push_back(tasks.size() - 1);
             }
-            std::cout << "[" << count << "/" << total << "] " << s.student << ", lab " << r.lab
-                      << ": " << (r.passed() ? "pass" : r.grade == "missing" ? "missing" : "FAIL")
-                      << (r.passed() ? "" : " " + r.kind + ": " + r.reason)
-                      << (r.kept ? " (kept from the gradebook)" : "") << "\n"
-                      << std::flush;
-            mine.push_back(r);
-            if (g_stop) break;
         }
-        if (g_stop) break;
-        grade::write_junit(junit, junit_files[k], s.student, mine);
-        all.insert(all.end(), mine.begin(), mine.end());
+    jobs = static_cast<unsigned>(std::min<std::size_t>(jobs, std::max<std::size_t>(todo.size(), 1)));
+    std::cout << "grading " << subs.size() << (one ? " submission" : " submissions") << " x "
+              << labs.size() << " lab(s), " << jobs << " at a time; gradebook " << csv
+              << (done.empty() ? "" : " (resumed)") << ", JUnit reports in " << junit << "/\n"
+              << std::flush;
+
+    std::mutex m;
+    std::condition_variable cv;
+    std::size_t next = 0;
+    bool abort_workers = false;
+    auto worker = [&](unsigned id) {
+        const std::string job_dir = work + "/job-" + std::to_string(id);
+        std::error_code e;
+        fs::create_directories(job_dir, e);
+        for (;;) {
+            std::size_t t;
+            {
+                std::lock_guard<std::mutex> lock(m);
+                if (next >= todo.size() || abort_workers || g_stop) return;
+                t = todo[next++];
+            }
+            Task &task = tasks[t];
+            const Submission &sub = subs[task.student];
+            grade::Result r;
+            if (!sub.refused.empty()) {
+                r.student = sub.student;
+                r.lab = task.recipe->id;
+                r.grade = "fail";
+                r.kind = "refused";
+                r.reason = sub.refused;
+            } else {
+                r = grade::grade_lab(*task.recipe, sub.student, kernels_in(sub.dir, all_labs),
+                                     settings, &g_stop_flag, job_dir);
+            }
+            {
+                std::lock_guard<std::mutex> lock(m);
+                task.result = std::move(r);
+                task.ready = true;
+            }
+            cv.notify_all();
+        }
+    };
+    std::vector<std::thread> pool;
+    for (unsigned i = 0; i < jobs; ++i) pool.emplace_back(worker, i);
+    struct Joiner {  // never leave a worker running, whatever way we leave
+        std::vector<std::thread> &pool;
+        std::mutex &m;
+        bool &abort;
+        std::condition_variable &cv;
+        ~Joiner() {
+            {
+                std::lock_guard<std::mutex> lock(m);
+                abort = true;
+            }
+            if (std::any_of(pool.begin(), pool.end(), [](auto &t) { return t.joinable(); }) &&
+                !g_stop_flag) {
+                g_stop_flag = 1;  // a gradebook that cannot be written: end the running children
+                kill_children();
+            }
+            for (auto &t : pool)
+                if (t.joinable()) t.join();
+        }
+    } joiner{pool, m, abort_workers, cv};
+
+    const bool tty = isatty(1);
+    const auto start = std::chrono::steady_clock::now();
+    std::size_t written = 0, kept = 0, appended = 0, graded_now = 0;
+    std::vector<grade::Result> all;
+    std::vector<grade::Result> mine;  // the current student's rows, for its JUnit file
+    auto progress = [&] {
+        if (!tty) return;
+        const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const std::size_t left = tasks.size() - written;
+        std::cout << "\r\033[K[" << written << "/" << tasks.size() << "] ";
+        if (graded_now && left) {
+            const double per = el / static_cast<double>(graded_now);
+            std::cout << "about " << static_cast<long long>(per * static_cast<double>(left) + 0.5)
+                      << " s left";
+        }
+        std::cout << std::flush;
+    };
+    auto emit = [&](Task &task) {  // in gradebook order
+        grade::Result &r = task.result;
+        if (!r.kept) {
+            book.append(r);
+            ++appended;
+            ++graded_now;
+        } else {
+            ++kept;
+        }
+        ++written;
+        if (tty) std::cout << "\r\033[K";
+        const std::string verdict = r.passed() ? "pass" : r.grade == "missing" ? "missing" : "FAIL";
+        std::string why;
+        if (r.grade == "missing") why = " (" + r.reason + ")";
+        else if (!r.passed()) why = " " + r.kind + ": " + r.reason;
+        else if (r.reason.find("not ") != std::string::npos) why = " (" + r.reason + ")";
+        std::cout << "[" << written << "/" << tasks.size() << "] " << shown(subs[task.student].student)
+                  << ", lab " << r.lab << ": " << verdict << why
+                  << (r.kept ? " (kept from the gradebook)" : "") << "\n";
+        mine.push_back(r);
+        if (mine.size() == labs.size()) {
+            grade::write_junit(junit, junit_files[task.student], subs[task.student].student, mine);
+            all.insert(all.end(), mine.begin(), mine.end());
+            mine.clear();
+        }
+        progress();
+    };
+    {
+        std::unique_lock<std::mutex> lock(m);
+        while (written < tasks.size()) {
+            cv.wait_for(lock, std::chrono::milliseconds(200),
+                        [&] { return tasks[written].ready || g_stop; });
+            if (g_stop) break;
+            while (written < tasks.size() && tasks[written].ready) {
+                Task &task = tasks[written];
+                lock.unlock();
+                emit(task);
+                lock.lock();
+            }
+        }
     }
     if (g_stop) {
-        std::cout << "\ninterrupted (" << strsignal(g_stop) << "): " << book.kept().size() + appended
-                  << " finished row(s) are in " << csv
+        for (auto &t : pool) t.join();
+        pool.clear();
+        // Every row finished before the signal is kept, in order where it can be, so --resume
+        // need not grade it again.
+        std::size_t late = 0;
+        for (std::size_t i = written; i < tasks.size(); ++i)
+            if (tasks[i].ready && !tasks[i].result.grade.empty() && !tasks[i].result.kept) {
+                book.append(tasks[i].result);
+                ++late;
+            }
+        if (tty) std::cout << "\r\033[K";
+        std::cout << "\ninterrupted (" << strsignal(g_stop) << "): "
+                  << book.kept().size() + appended + late << " finished row(s) are in " << csv
                   << "; run the same command with --resume to go on\n";
         return 128 + g_stop;
     }
+    for (auto &t : pool) t.join();
+    pool.clear();
 
+    std::vector<std::string> students;
+    for (const auto &s : subs) students.push_back(shown(s.student));
+    for (auto &r : all) r.student = shown(r.student);
     std::cout << "\n";
     grade::print_table(std::cout, students, lab_ids, all);
     const auto failed = std::count_if(all.begin(), all.end(),

@@ -27,11 +27,14 @@ struct ProcessLimits {
     std::size_t max_output = 4 << 20;
     // When non-null and it becomes non-zero (a signal handler sets it), the child is killed.
     const volatile int *stop = nullptr;
+    std::string cwd;  // the child's working folder ("" = ours)
 };
 
 
 // Runs argv[0] (a path) with argv, environment = ours + `env` (an empty value unsets),
-// stdin from /dev/null, output captured. Never waits longer than the timeout.
+// stdin from /dev/null, output captured. Never waits longer than the timeout. The child is in a
+// process group of its own and dies with the calling thread's process (PR_SET_PDEATHSIG), so a
+// grader killed with SIGKILL leaves no lab running. Safe to call from several threads at once.
 ProcessResult run_process(const std::vector<std::string> &argv,
                           const std::map<std::string, std::string> &env = {},
                           const ProcessLimits &limits = {});

@@ -11,6 +11,12 @@
 #include <ostream>
 #include <sstream>
 
+#include <cstring>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "synclab/errors.hpp"
 
 namespace fs = std::filesystem;
@@ -19,42 +25,11 @@ namespace grade {
 
 namespace {
 
-const char *kHeader = "student,lab,grade,kind,reason,seconds";
-
 std::string csv_field(const std::string &s) {
     if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
     std::string q = "\"";
-    for (char c : s) {
-        if (c == '\n' || c == '\r') c = ' ';
-        q += c == '"' ? std::string("\"\"") : std::string(1, c);
-    }
+    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
     return q + "\"";
-}
-
-// One CSV record (RFC 4180 quoting); false when the line is not a whole record.
-bool parse_csv_line(const std::string &line, std::vector<std::string> &fields) {
-    fields.assign(1, "");
-    bool quoted = false;
-    for (std::size_t i = 0; i < line.size(); ++i) {
-        const char c = line[i];
-        if (quoted) {
-            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-                fields.back() += '"';
-                ++i;
-            } else if (c == '"') {
-                quoted = false;
-            } else {
-                fields.back() += c;
-            }
-        } else if (c == '"') {
-            quoted = true;
-        } else if (c == ',') {
-            fields.emplace_back();
-        } else if (c != '\r') {
-            fields.back() += c;
-        }
-    }
-    return !quoted;
 }
 
 std::string xml(const std::string &s) {
@@ -82,57 +57,159 @@ std::string fixed(double x, int digits) {
 
 }  // namespace
 
-Gradebook::Gradebook(const std::string &path, bool resume) : path_(path) {
-    std::error_code ec;
-    if (fs::path(path).has_parent_path()) fs::create_directories(fs::path(path).parent_path(), ec);
-    const bool exists = fs::exists(path, ec);
-    bool need_header = true;
-    if (resume && exists) {
-        std::ifstream in(path, std::ios::binary);
-        std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-        in.close();
-        // A last line without its newline was cut short (the grader was killed while writing
-        // it): it is dropped and graded again.
-        if (!all.empty() && all.back() != '\n') {
-            const auto cut = all.rfind('\n');
-            all.resize(cut == std::string::npos ? 0 : cut + 1);
-            fs::resize_file(path, all.size(), ec);
-        }
-        std::istringstream lines(all);
-        std::string line;
-        if (std::getline(lines, line)) {
-            if (!line.empty() && line.back() == '\r') line.pop_back();
-            if (line != kHeader)
-                throw synclab::UsageError("--resume: " + path + " is not a synclab-grade gradebook "
-                                          "(its first line is not '" + kHeader +
-                                          "'): give another --csv");
-            need_header = false;
-        }
-        std::vector<std::string> f;
-        while (std::getline(lines, line)) {
-            if (!parse_csv_line(line, f) || f.size() != 6 || f[0].empty() || f[1].empty()) continue;
-            Result r;
-            r.student = f[0];
-            r.lab = f[1];
-            r.grade = f[2];
-            r.kind = f[3];
-            r.reason = f[4];
-            r.seconds = std::atof(f[5].c_str());
-            r.kept = true;
-            kept_.push_back(r);
-        }
-    }
-    out_.open(path, need_header ? std::ios::trunc : std::ios::app);
-    if (!out_)
-        throw synclab::UsageError("cannot write the gradebook " + path +
-                                  ": check the folder exists and is writable, or give --csv FILE");
-    if (need_header) out_ << kHeader << "\n" << std::flush;
+const char *const kGradebookHeader = "student,lab,grade,kind,reason,seconds";
+
+std::string csv_row(const Result &r) {
+    return csv_field(r.student) + "," + csv_field(r.lab) + "," + csv_field(r.grade) + "," +
+           csv_field(r.kind) + "," + csv_field(r.reason) + "," + fixed(r.seconds, 2) + "\n";
 }
 
-void Gradebook::append(const Result &r) {
-    out_ << csv_field(r.student) << "," << csv_field(r.lab) << "," << r.grade << "," << r.kind << ","
-         << csv_field(r.reason) << "," << fixed(r.seconds, 2) << "\n"
-         << std::flush;
+std::vector<Result> parse_gradebook(const std::string &text, std::size_t *whole_end) {
+    std::vector<Result> rows;
+    std::vector<std::string> f(1);
+    bool quoted = false, header = true;
+    std::size_t end = 0;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (quoted) {
+            if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+                f.back() += '"';
+                ++i;
+            } else if (c == '"') {
+                quoted = false;
+            } else {
+                f.back() += c;  // a line break inside quotes belongs to the field
+            }
+        } else if (c == '"') {
+            quoted = true;
+        } else if (c == ',') {
+            f.emplace_back();
+        } else if (c == '\n') {
+            if (!f.empty() && !f.back().empty() && f.back().back() == '\r') f.back().pop_back();
+            end = i + 1;
+            if (header) {
+                header = false;
+            } else if (f.size() == 6 && !f[0].empty() && !f[1].empty()) {
+                Result r;
+                r.student = f[0];
+                r.lab = f[1];
+                r.grade = f[2];
+                r.kind = f[3];
+                r.reason = f[4];
+                r.seconds = std::atof(f[5].c_str());
+                r.kept = true;
+                rows.push_back(r);
+            }
+            f.assign(1, "");
+        } else {
+            f.back() += c;
+        }
+    }
+    if (whole_end) *whole_end = end;
+    return rows;
+}
+
+Gradebook::Gradebook(const std::string &path, Mode mode) : path_(path) {
+    auto refuse = [&](const std::string &why) { throw synclab::UsageError(why); };
+    if (path.empty()) refuse("--csv is empty: give the gradebook's file name");
+    std::error_code ec;
+    const fs::path parent = fs::path(path).parent_path();
+    if (!parent.empty()) fs::create_directories(parent, ec);
+    struct stat st {};
+    const bool exists = stat(path.c_str(), &st) == 0;
+    if (exists && S_ISDIR(st.st_mode)) refuse("--csv " + path + " is a folder: give a file name");
+    if (exists && !S_ISREG(st.st_mode)) {
+        // A device (a terminal, /dev/stdout): written, never read back or emptied.
+        if (mode == Mode::resume)
+            refuse("--resume needs a gradebook file to read back, and " + path +
+                   " is not a regular file: give --csv FILE");
+        fd_ = open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC | O_NONBLOCK);
+        if (fd_ < 0)
+            refuse("cannot write the gradebook " + path + " (" + std::strerror(errno) +
+                   "): give another --csv");
+        write_all(std::string(kGradebookHeader) + "\n");
+        return;
+    }
+    fd_ = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd_ < 0)
+        refuse("cannot write the gradebook " + path + " (" + std::strerror(errno) +
+               "): check the folder is writable, or give --csv FILE");
+    if (flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+        close(fd_);
+        fd_ = -1;
+        refuse("the gradebook " + path + " is being written by another synclab-grade: let it "
+               "finish, then run with --resume to add to it (or give another --csv)");
+    }
+    std::string all;
+    char buf[65536];
+    for (ssize_t got; (got = pread(fd_, buf, sizeof buf, static_cast<off_t>(all.size()))) > 0;)
+        all.append(buf, static_cast<std::size_t>(got));
+    if (!all.empty() && mode != Mode::restart) {
+        if (all.compare(0, std::strlen(kGradebookHeader), kGradebookHeader) != 0)
+            refuse("the gradebook " + path + " is not a synclab-grade gradebook (its first line "
+                   "is not '" + std::string(kGradebookHeader) + "'): give another --csv");
+        std::size_t whole = 0;
+        std::vector<Result> rows = parse_gradebook(all, &whole);
+        if (mode == Mode::fresh && !rows.empty())
+            refuse("the gradebook " + path + " already holds " + std::to_string(rows.size()) +
+                   " graded row(s): add --resume to keep them and grade the rest, or --restart "
+                   "to start it over");
+        kept_ = std::move(rows);
+        // A last record without its line end was cut short (the grader was killed while
+        // writing it): it is dropped and graded again.
+        if (whole < all.size() && ftruncate(fd_, static_cast<off_t>(whole)) != 0)
+            refuse("cannot repair the gradebook " + path + " (" + std::strerror(errno) + ")");
+        all.resize(whole);
+    }
+    if (mode == Mode::restart || all.empty()) {
+        if (ftruncate(fd_, 0) != 0)
+            refuse("cannot empty the gradebook " + path + " (" + std::strerror(errno) + ")");
+        kept_.clear();
+        lseek(fd_, 0, SEEK_SET);
+        write_all(std::string(kGradebookHeader) + "\n");
+    }
+    lseek(fd_, 0, SEEK_END);
+}
+
+Gradebook::~Gradebook() {
+    if (fd_ >= 0) close(fd_);  // the lock goes with it
+}
+
+void Gradebook::write_all(const std::string &text) {
+    for (std::size_t done = 0; done < text.size();) {
+        const ssize_t w = write(fd_, text.data() + done, text.size() - done);
+        if (w < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+        if (w <= 0)
+            throw synclab::UsageError("cannot write the gradebook " + path_ + " (" +
+                                      std::strerror(w < 0 ? errno : EIO) +
+                                      "): free some space or give another --csv, then --resume");
+        done += static_cast<std::size_t>(w);
+    }
+    struct stat st {};
+    if (fstat(fd_, &st) == 0 && S_ISREG(st.st_mode) && fdatasync(fd_) != 0)
+        throw synclab::UsageError("cannot write the gradebook " + path_ + " (" +
+                                  std::strerror(errno) + "): free some space or give another "
+                                  "--csv, then --resume");
+}
+
+void Gradebook::append(const Result &r) { write_all(csv_row(r)); }
+
+void check_junit_dir(const std::string &junit_dir) {
+    if (junit_dir.empty()) throw synclab::UsageError("--junit is empty: give a folder name");
+    std::error_code ec;
+    fs::create_directories(junit_dir, ec);
+    if (!fs::is_directory(junit_dir, ec))
+        throw synclab::UsageError("--junit " + junit_dir + " is not a folder and cannot be made " +
+                                  "one: give --junit DIR where you can write");
+    const std::string probe = (fs::path(junit_dir) / ".synclab-write-probe").string();
+    const int fd = open(probe.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    const bool ok = fd >= 0 && write(fd, "x", 1) == 1 && fsync(fd) == 0;
+    const int err = errno;
+    if (fd >= 0) close(fd);
+    unlink(probe.c_str());
+    if (!ok)
+        throw synclab::UsageError("cannot write in the JUnit folder " + junit_dir + " (" +
+                                  std::strerror(err) + "): give --junit DIR where you can write");
 }
 
 std::string file_name(const std::string &student) {
@@ -199,11 +276,14 @@ void write_junit(const std::string &junit_dir, const std::string &file, const st
     {
         std::ofstream out(tmp);
         out << x.str();
-        if (!out.flush())
+        if (!out.flush() || (out.close(), !out))
             throw synclab::UsageError("cannot write " + tmp.string() +
                                       ": check the --junit folder is writable");
     }
-    fs::rename(tmp, final_path);
+    fs::rename(tmp, final_path, ec);
+    if (ec)
+        throw synclab::UsageError("cannot write " + final_path.string() + " (" + ec.message() +
+                                  "): check the --junit folder is writable");
 }
 
 void print_table(std::ostream &os, const std::vector<std::string> &students,

@@ -12,16 +12,35 @@ namespace grade {
 
 class Gradebook {
 public:
-    // resume: keep the rows already in `path` (read them with rows()); else start it afresh.
-    Gradebook(const std::string &path, bool resume);
+    enum class Mode { fresh, resume, restart };
+    // Takes the gradebook for this run, locked until the grader exits: a second grader on the
+    // same file is refused with one line. fresh: refused when it already holds rows (they are
+    // the instructor's record); resume: keeps them (read them with kept()); restart: empties it.
+    // Throws UsageError with one line when it cannot be used.
+    Gradebook(const std::string &path, Mode mode);
+    ~Gradebook();
+    Gradebook(const Gradebook &) = delete;
+    Gradebook &operator=(const Gradebook &) = delete;
     const std::vector<Result> &kept() const { return kept_; }
-    void append(const Result &r);  // written and flushed at once
+    // Written and flushed to the disk at once; a write that fails throws UsageError.
+    void append(const Result &r);
 
 private:
     std::string path_;
-    std::ofstream out_;
+    int fd_ = -1;
     std::vector<Result> kept_;
+    void write_all(const std::string &text);
 };
+
+// The CSV text of one row, and the rows of a gradebook's text (names may hold commas, quotes
+// and line breaks; a last record cut short is left out and its start returned in *whole_end).
+std::string csv_row(const Result &r);
+std::vector<Result> parse_gradebook(const std::string &text, std::size_t *whole_end = nullptr);
+extern const char *const kGradebookHeader;
+
+// Makes the folder (when needed) and checks a file can be written in it: an unusable --junit
+// is found before the first student. Throws UsageError.
+void check_junit_dir(const std::string &junit_dir);
 
 // junit_dir/<file>.xml, written whole (through a temporary file and a rename).
 void write_junit(const std::string &junit_dir, const std::string &file, const std::string &student,

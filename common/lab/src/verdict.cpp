@@ -72,6 +72,8 @@ VerdictRecord parse_verdict(const std::string &text) {
         const auto f = fields(l);
         if (f[0] == "seed" && f.size() == 2) r.seed = f[1];
         else if (f[0] == "variant" && f.size() == 4) r.variants.push_back({f[1], f[2], f[3]});
+        else if (f[0] == "finding" && f.size() == 5)
+            r.findings.push_back({f[1], f[2], f[3] == "-" ? "" : f[3], f[4]});
         else if (f[0] == "result" && f.size() == 5 && !r.finished) {
             r.finished = true;
             try {

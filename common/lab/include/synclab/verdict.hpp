@@ -19,10 +19,15 @@ struct VariantVerdict {
     std::string detail;  // one line
 };
 
+struct FindingRecord {
+    std::string variant, kind, where, message;
+};
+
 struct VerdictRecord {
     int version = 0;
     std::string seed;
     std::vector<VariantVerdict> variants;
+    std::vector<FindingRecord> findings;
     bool finished = false;  // a result line was read
     int exit_code = -1;
     std::string kind, where, message;

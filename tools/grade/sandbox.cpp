@@ -1,0 +1,327 @@
+#include "sandbox.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <regex>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "process.hpp"
+
+namespace fs = std::filesystem;
+
+namespace grade {
+
+namespace {
+
+// Other files a kernel may include from its own submission.
+bool includable(const std::string &name) {
+    for (const char *ext : {".cl", ".h", ".clh"}) {
+        const std::size_t n = std::strlen(ext);
+        if (name.size() > n && name.compare(name.size() - n, n, ext) == 0) return true;
+    }
+    return false;
+}
+
+std::string type_of(mode_t m) {
+    if (S_ISLNK(m)) return "a symbolic link";
+    if (S_ISFIFO(m)) return "a FIFO";
+    if (S_ISCHR(m)) return "a character device";
+    if (S_ISBLK(m)) return "a block device";
+    if (S_ISSOCK(m)) return "a socket";
+    if (S_ISDIR(m)) return "a folder";
+    return "not a regular file";
+}
+
+struct Fd {
+    int fd;
+    ~Fd() {
+        if (fd >= 0) close(fd);
+    }
+};
+
+// Reads a regular file without following a symbolic link and without blocking on a FIFO: the
+// check and the read are of the same file. `why` names what it is when it is not one.
+bool read_plain(const std::string &path, std::string &out, std::string &why) {
+    Fd f{open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)};
+    if (f.fd < 0) {
+        struct stat st {};
+        if (errno == ELOOP || (lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)))
+            why = "a symbolic link";
+        else
+            why = std::string("unreadable (") + std::strerror(errno) + ")";
+        return false;
+    }
+    struct stat st {};
+    if (fstat(f.fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        why = type_of(st.st_mode);
+        return false;
+    }
+    if (static_cast<std::size_t>(st.st_size) > kMaxSubmissionFile) {
+        why = "too large (" + std::to_string(st.st_size) + " bytes; at most " +
+              std::to_string(kMaxSubmissionFile) + ")";
+        return false;
+    }
+    out.clear();
+    char buf[65536];
+    for (ssize_t got; (got = read(f.fd, buf, sizeof buf)) != 0;) {
+        if (got < 0) {
+            if (errno == EINTR) continue;
+            why = std::string("unreadable (") + std::strerror(errno) + ")";
+            return false;
+        }
+        out.append(buf, static_cast<std::size_t>(got));
+        if (out.size() > kMaxSubmissionFile) {
+            why = "too large (it grew while being read)";
+            return false;
+        }
+    }
+    return true;
+}
+
+bool write_file(const fs::path &path, const std::string &text) {
+    Fd f{open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)};
+    if (f.fd < 0) return false;
+    for (std::size_t done = 0; done < text.size();) {
+        const ssize_t w = write(f.fd, text.data() + done, text.size() - done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return false;
+        done += static_cast<std::size_t>(w);
+    }
+    return true;
+}
+
+}  // namespace
+
+std::string check_includes(const std::string &source, const std::string &file,
+                           const std::vector<std::string> &allowed) {
+    if (source.find('\0') != std::string::npos)
+        return file + " holds a NUL byte: a kernel file is text";
+    if (source.find("?\?=") != std::string::npos || source.find("?\?/") != std::string::npos)
+        return file + " uses a trigraph (?\?= or ?\?/): write # and \\ themselves";
+    // What the preprocessor sees: line splices joined, comments gone, every line ending (\r\n,
+    // \r, \n) a line ending. Line numbers stay those of the file.
+    std::vector<std::pair<std::string, int>> lines(1, {"", 1});
+    int line = 1;
+    enum { code, block, slash, str, chr } state = code;
+    for (std::size_t i = 0; i < source.size(); ++i) {
+        char c = source[i];
+        if (c == '\\') {  // a splice: backslash, optional blanks, line ending
+            std::size_t j = i + 1;
+            while (j < source.size() && (source[j] == ' ' || source[j] == '\t')) ++j;
+            if (j < source.size() && (source[j] == '\n' || source[j] == '\r')) {
+                if (source[j] == '\r' && j + 1 < source.size() && source[j + 1] == '\n') ++j;
+                ++line;
+                i = j;
+                continue;
+            }
+        }
+        if (c == '\r' || c == '\n') {
+            if (c == '\r' && i + 1 < source.size() && source[i + 1] == '\n') ++i;
+            ++line;
+            if (state == slash) state = code;
+            if (state == str || state == chr) state = code;  // an unclosed literal ends here
+            lines.push_back({"", line});
+            continue;
+        }
+        std::string &cur = lines.back().first;
+        switch (state) {
+            case code:
+                if (c == '/' && i + 1 < source.size() && source[i + 1] == '*') {
+                    state = block;
+                    cur += ' ';
+                    ++i;
+                } else if (c == '/' && i + 1 < source.size() && source[i + 1] == '/') {
+                    state = slash;
+                    ++i;
+                } else {
+                    if (c == '"') state = str;
+                    if (c == '\'') state = chr;
+                    cur += c;
+                }
+                break;
+            case block:
+                if (c == '*' && i + 1 < source.size() && source[i + 1] == '/') {
+                    state = code;
+                    ++i;
+                }
+                break;
+            case slash:
+                break;
+            case str:
+            case chr:
+                cur += c;
+                if (c == '\\' && i + 1 < source.size() && source[i + 1] != '\n' &&
+                    source[i + 1] != '\r')
+                    cur += source[++i];
+                else if ((state == str && c == '"') || (state == chr && c == '\''))
+                    state = code;
+                break;
+        }
+    }
+    static const std::regex directive(R"re(^[ \t\f\v]*(?:#|%:)[ \t\f\v]*([A-Za-z_][A-Za-z0-9_]*)?(.*)$)re");
+    static const std::regex quoted(R"re(^[ \t\f\v]*"([^"/\\]+)"[ \t\f\v]*$)re");
+    static const std::vector<std::string> harmless{"define", "undef", "if",    "ifdef",   "ifndef",
+                                                   "elif",   "else",  "endif", "pragma",  "error",
+                                                   "warning", "line"};
+    for (const auto &[text, n] : lines) {
+        const std::string at = file + ":" + std::to_string(n) + ": ";
+        if (text.find("__has_include") != std::string::npos)
+            return at + "__has_include is refused: a kernel may not look for files";
+        std::smatch m;
+        if (!std::regex_match(text, m, directive)) continue;
+        const std::string name = m[1];
+        if (name.empty() || std::find(harmless.begin(), harmless.end(), name) != harmless.end())
+            continue;
+        if (name != "include")
+            return at + "#" + name + " is refused in a kernel file (only #include \"name\" of a "
+                        "file handed in beside it)";
+        const std::string operand = m[2];
+        std::smatch q;
+        if (!std::regex_match(operand, q, quoted))
+            return at + "#include is refused: a submission may include only its own files, by "
+                        "plain name in quotes (e.g. #include \"helpers.cl\")";
+        if (std::find(allowed.begin(), allowed.end(), q[1].str()) == allowed.end())
+            return at + "#include \"" + q[1].str() +
+                   "\" is refused: that file is not a .cl/.h/.clh file handed in beside " + file;
+    }
+    return "";
+}
+
+Staged stage_submission(const std::string &from, const std::string &to, const std::string &needed) {
+    Staged s;
+    std::error_code ec;
+    struct stat st {};
+    if (lstat(from.c_str(), &st) != 0) {
+        s.refused = "the submission folder cannot be read (" + std::string(std::strerror(errno)) + ")";
+        return s;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        s.refused = "the submission folder is " + type_of(st.st_mode) +
+                    ": hand in a folder holding your own files";
+        return s;
+    }
+    fs::remove_all(to, ec);
+    fs::create_directories(to, ec);
+    fs::permissions(to, fs::perms::owner_all, ec);
+
+    // The lab's own file first: everything about it is a reason the student must hear.
+    const fs::path needed_path = fs::path(from) / needed;
+    if (lstat(needed_path.c_str(), &st) != 0) return s;  // not handed in: "missing"
+    std::string text, why;
+    if (!read_plain(needed_path.string(), text, why)) {
+        s.refused = needed + " is " + why + ": hand in the kernel file itself";
+        return s;
+    }
+    if (text.find_first_not_of(" \t\r\n\f\v") == std::string::npos) {
+        s.refused = needed + " is empty: hand in the kernel file with your code in it";
+        return s;
+    }
+    // Then any other kernel source or header beside it, which it may include.
+    std::vector<std::pair<std::string, std::string>> files{{needed, text}};
+    std::size_t total = text.size();
+    for (const auto &e : fs::directory_iterator(from, ec)) {
+        const std::string name = e.path().filename().string();
+        if (name == needed || !includable(name) || files.size() >= 64) continue;
+        std::string other, skip;
+        if (!read_plain(e.path().string(), other, skip)) continue;  // never staged: not includable
+        if ((total += other.size()) > 8 * kMaxSubmissionFile) break;
+        files.push_back({name, other});
+    }
+    std::vector<std::string> names;
+    for (const auto &f : files) names.push_back(f.first);
+    for (const auto &f : files) {
+        const std::string bad = check_includes(f.second, f.first, names);
+        if (!bad.empty()) {
+            if (f.first == needed) {
+                s.refused = bad;
+                return s;
+            }
+            // A file the lab's kernel does not need may hold anything; it is just not staged.
+            names.erase(std::find(names.begin(), names.end(), f.first));
+        }
+    }
+    for (const auto &f : files) {
+        if (std::find(names.begin(), names.end(), f.first) == names.end()) continue;
+        if (!write_file(fs::path(to) / f.first, f.second)) {
+            s.refused = "the grader could not copy " + f.first + " into its private folder";
+            return s;
+        }
+        s.files.push_back(f.first);
+    }
+    return s;
+}
+
+Sandbox Sandbox::detect(bool disabled) {
+    Sandbox s;
+    if (disabled) {
+        s.why_not_ = "turned off by SYNCLAB_GRADE_SANDBOX=off";
+        return s;
+    }
+    std::string bwrap;
+    for (const char *p : {"/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"})
+        if (access(p, X_OK) == 0) {
+            bwrap = p;
+            break;
+        }
+    if (bwrap.empty()) {
+        s.why_not_ = "bubblewrap is not installed (sudo apt-get install bubblewrap)";
+        return s;
+    }
+    std::error_code ec;
+    for (const auto &e : fs::directory_iterator("/dev", ec)) {
+        const std::string n = e.path().filename().string();
+        if (n.rfind("nvidia", 0) == 0 || n == "dri" || n == "kfd") s.devices_.push_back(e.path());
+    }
+    std::sort(s.devices_.begin(), s.devices_.end());
+    // It must really start here: a container may forbid the namespaces it needs.
+    char dir[] = "/tmp/synclab-sandbox-probe-XXXXXX";
+    if (!mkdtemp(dir)) {
+        s.why_not_ = "no temporary folder to try bubblewrap in";
+        return s;
+    }
+    s.bwrap_ = bwrap;
+    synclab::ProcessLimits limits;
+    limits.timeout_s = 20;
+    const auto r = synclab::run_process(s.wrap({"/bin/sh", "-c", "exit 0"}, dir, {}), {}, limits);
+    fs::remove_all(dir, ec);
+    if (!r.exited || r.exit_code != 0) {
+        std::string err = r.err.substr(0, r.err.find('\n'));
+        s.bwrap_.clear();
+        s.why_not_ = "bubblewrap cannot start here (" + (err.empty() ? r.describe() : err) + ")";
+    }
+    return s;
+}
+
+std::vector<std::string> Sandbox::wrap(const std::vector<std::string> &argv, const std::string &work,
+                                       const std::vector<std::string> &ro) const {
+    if (bwrap_.empty()) return argv;
+    std::vector<std::string> w{bwrap_,          "--die-with-parent", "--new-session",
+                               "--unshare-all", "--cap-drop",        "ALL",
+                               "--ro-bind",     "/usr",              "/usr"};
+    // Debian's /bin, /lib, ... are links into /usr: the same links inside.
+    for (const char *top : {"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"}) {
+        struct stat st {};
+        if (lstat(top, &st) != 0) continue;
+        if (S_ISLNK(st.st_mode)) {
+            std::error_code ec;
+            w.insert(w.end(), {"--symlink", fs::read_symlink(top, ec).string(), top});
+        } else {
+            w.insert(w.end(), {"--ro-bind", top, top});
+        }
+    }
+    // /etc: the OpenCL vendor list and the loader's cache; /sys: what CPUs and GPUs there are.
+    w.insert(w.end(), {"--ro-bind", "/etc", "/etc", "--ro-bind-try", "/sys", "/sys", "--proc",
+                       "/proc", "--dev", "/dev"});
+    for (const auto &d : devices_) w.insert(w.end(), {"--dev-bind-try", d, d});
+    w.insert(w.end(), {"--tmpfs", "/tmp"});
+    for (const auto &r : ro) w.insert(w.end(), {"--ro-bind", r, r});
+    w.insert(w.end(), {"--bind", work, work, "--chdir", work, "--"});
+    w.insert(w.end(), argv.begin(), argv.end());
+    return w;
+}
+
+}  // namespace grade
