@@ -17,7 +17,7 @@
 #include <thread>
 #include <unistd.h>
 
-#include "support.hpp"
+#include "grade_support.hpp"
 // grade_lab() itself, to watch its stop flag at work without a signal in this process.
 #include "grade/grade.hpp"
 
@@ -25,148 +25,8 @@ extern char **environ;
 
 namespace fs = std::filesystem;
 
-namespace {
 
-const std::string kGrader = "synclab-grade";
-
-// A temporary folder, removed with everything in it.
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        static int counter = 0;
-        path = fs::temp_directory_path() /
-               ("synclab-grade-test-" + std::to_string(getpid()) + "-" + std::to_string(++counter));
-        fs::remove_all(path);
-        fs::create_directories(path);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-    std::string operator/(const std::string &rel) const { return (path / rel).string(); }
-};
-
-synclab::ProcessResult run_grader(const std::vector<std::string> &args, double timeout_s = 170) {
-    std::vector<std::string> argv{test::lab(kGrader)};
-    argv.insert(argv.end(), args.begin(), args.end());
-    synclab::ProcessLimits limits;
-    limits.timeout_s = timeout_s;
-    return synclab::run_process(argv, {{"SYNCLAB_KERNELS", ""}}, limits);
-}
-
-struct Row {
-    std::string student, lab, grade, kind, reason;
-};
-
-std::vector<std::string> split_csv(const std::string &line) {
-    std::vector<std::string> f(1);
-    bool quoted = false;
-    for (std::size_t i = 0; i < line.size(); ++i) {
-        const char c = line[i];
-        if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') { f.back() += '"'; ++i; }
-        else if (c == '"') quoted = !quoted;
-        else if (c == ',' && !quoted) f.emplace_back();
-        else f.back() += c;
-    }
-    return f;
-}
-
-std::string read_file(const std::string &path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-std::vector<Row> read_gradebook(const std::string &path) {
-    std::istringstream in(read_file(path));
-    std::string line;
-    std::getline(in, line);
-    REQUIRE(line == "student,lab,grade,kind,reason,seconds");
-    std::vector<Row> rows;
-    while (std::getline(in, line)) {
-        const auto f = split_csv(line);
-        REQUIRE(f.size() == 6);
-        rows.push_back({f[0], f[1], f[2], f[3], f[4]});
-    }
-    return rows;
-}
-
-std::map<std::string, Row> by_student(const std::vector<Row> &rows) {
-    std::map<std::string, Row> m;
-    for (const auto &r : rows) {
-        CHECK_MESSAGE(!m.count(r.student), "graded twice: " << r.student);
-        m[r.student] = r;
-    }
-    return m;
-}
-
-// name -> size, for "nothing was written into the submission".
-std::map<std::string, std::uintmax_t> listing(const std::string &dir) {
-    std::map<std::string, std::uintmax_t> out;
-    for (const auto &e : fs::recursive_directory_iterator(dir))
-        out[e.path().string()] = e.is_regular_file() ? e.file_size() : 0;
-    return out;
-}
-
-// Starts argv in the background with stdout and stderr going to `log`: for tests that signal
-// the grader while it runs.
-pid_t spawn_logged(std::vector<std::string> args, const std::string &log) {
-    std::vector<char *> argv;
-    for (auto &a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_adddup2(&actions, 1, 2);
-    pid_t pid = 0;
-    const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    REQUIRE(rc == 0);
-    return pid;
-}
-
-bool contains(const std::string &text, const std::string &needle) {
-    return text.find(needle) != std::string::npos;
-}
-
-void copy_fixture(const std::string &fixture, const fs::path &to) {
-    fs::create_directories(to);
-    fs::copy_file(test::source("tests/fixtures/submissions/" + fixture + "/01_workgroup_reduce.cl"),
-                  to / "01_workgroup_reduce.cl");
-}
-
-int rows_in(const std::string &csv) {
-    const std::string text = read_file(csv);
-    int n = 0;
-    for (char c : text) n += c == '\n';
-    return n - 1;  // the header
-}
-
-// Any process still running with `needle` in its command line.
-bool running_with(const std::string &needle) {
-    for (const auto &e : fs::directory_iterator("/proc")) {
-        const std::string name = e.path().filename().string();
-        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-        std::string cmd = read_file((e.path() / "cmdline").string());
-        for (char &c : cmd)
-            if (c == 0) c = ' ';
-        if (contains(cmd, needle) && std::to_string(getpid()) != name) return true;
-    }
-    return false;
-}
-
-// A copy of `file` with `code` inserted before its last '}' (the end of reduceWithSync).
-void with_code_at_end(const std::string &file, const std::string &code, const fs::path &to) {
-    std::string text = read_file(file);
-    const auto at = text.rfind('}');
-    REQUIRE(at != std::string::npos);
-    text.insert(at, code);
-    fs::create_directories(to);
-    std::ofstream(to / "01_workgroup_reduce.cl") << text;
-}
-
-}  // namespace
+using namespace gradetest;
 
 TEST_SUITE("grade") {
 
@@ -358,8 +218,11 @@ TEST_CASE("a class of 50 is graded in isolation and an interrupted gradebook res
     // Run 1: interrupted (SIGINT, as Ctrl-C) while s25 hangs.
     std::vector<std::string> args{test::lab(kGrader), "--class", klass.string(), "--labs", "01", "--quick",
                                   "--timeout", "120", "--seed", "11", "--csv", csv,
-                                  "--junit", junit};
-    const pid_t pid = spawn_logged(args, log);
+                                  "--junit", junit, "-j", "1"};
+    // The grader's private folder (its children's copies) is in this test's TMPDIR.
+    const std::string tmp = dir / "tmp";
+    fs::create_directories(tmp);
+    const pid_t pid = spawn_logged(args, log, {{"TMPDIR", tmp}});
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(150);
     while (std::chrono::steady_clock::now() < deadline &&
            (!fs::exists(csv) || rows_in(csv) < 25) && waitpid(pid, nullptr, WNOHANG) == 0)
@@ -386,7 +249,7 @@ TEST_CASE("a class of 50 is graded in isolation and an interrupted gradebook res
         CHECK(name < "s25");
         CHECK(row.kind == want[name]);  // s03's crash and s05's build error stopped nobody
     }
-    CHECK_FALSE(running_with(klass.string()));  // the hanging child was killed with it
+    CHECK_FALSE(running_with(tmp + "/"));  // the hanging child was killed with it
     CHECK(fs::exists(junit + "/s24.xml"));
     CHECK_FALSE(fs::exists(junit + "/s25.xml"));
 
@@ -545,23 +408,22 @@ TEST_CASE("grade_lab kills its running child as soon as the stop flag rises") {
     settings.timeout_s = 120;
     settings.race_check = false;
     settings.quick = true;
-    settings.work_dir = dir / "work";
     static volatile int stop = 0;
     stop = 1;  // already set: nothing runs
-    CHECK(grade::grade_lab(*lab01, "hang", dir / "hang", settings, &stop).grade.empty());
+    CHECK(grade::grade_lab(*lab01, "hang", dir / "hang", settings, &stop, dir / "work").grade.empty());
     stop = 0;
     std::thread raiser([] {
         std::this_thread::sleep_for(std::chrono::seconds(2));  // well into the endless run
         stop = 1;
     });
     const auto t0 = std::chrono::steady_clock::now();
-    const auto r = grade::grade_lab(*lab01, "hang", dir / "hang", settings, &stop);
+    const auto r = grade::grade_lab(*lab01, "hang", dir / "hang", settings, &stop, dir / "work");
     raiser.join();
     const double waited =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     CHECK(r.grade.empty());  // unfinished: not a row to keep
     CHECK(waited < 30);      // not the 120 s timeout
-    CHECK_FALSE(running_with(dir / "hang"));
+    CHECK_FALSE(running_with(dir / "work"));
 }
 
 TEST_CASE("SIGTERM stops the grader with exit 143 and kills the running lab") {
@@ -573,8 +435,9 @@ TEST_CASE("SIGTERM stops the grader with exit 143 and kills the running lab") {
     std::vector<std::string> args{test::lab(kGrader), "--class", klass.string(), "--labs", "01",
                                   "--quick", "--timeout", "120", "--csv", csv, "--junit",
                                   dir / "junit"};
-    const pid_t pid = spawn_logged(args, log);
-    const std::string hang = (klass / "s2").string();
+    const std::string hang = dir / "tmp";
+    fs::create_directories(hang);
+    const pid_t pid = spawn_logged(args, log, {{"TMPDIR", hang}});
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(100);
     while (std::chrono::steady_clock::now() < deadline && !running_with(hang) &&
            waitpid(pid, nullptr, WNOHANG) == 0)

@@ -255,6 +255,8 @@ Examples:
 )help";
 
 int run(int argc, char **argv) {
+    signal(SIGPIPE, SIG_IGN);
+    signal(SIGXFSZ, SIG_IGN);  // a file-size limit makes a write fail, and that is told
     const char *user_icd = std::getenv("OCL_ICD_VENDORS");  // before any device lookup sets it
     const std::string icd_vendors = user_icd ? user_icd : "";
     cxxopts::Options parser("synclab-grade",
@@ -469,8 +471,6 @@ int run(int argc, char **argv) {
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
     for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
-    signal(SIGPIPE, SIG_IGN);
-    signal(SIGXFSZ, SIG_IGN);  // a file-size limit makes the write fail, and that is told
 
     settings.quick = o.count("quick") > 0;
     settings.race_check = !settings.quick && !o.count("no-oclgrind");

@@ -1,0 +1,177 @@
+// For the grader's tests: running synclab-grade, reading its gradebook, making submissions.
+#pragma once
+#include <doctest/doctest.h>
+
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <spawn.h>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#include "support.hpp"
+
+extern char **environ;
+
+namespace gradetest {
+
+namespace fs = std::filesystem;
+
+
+inline const std::string kGrader = "synclab-grade";
+
+// A temporary folder, removed with everything in it.
+struct TempDir {
+    fs::path path;
+    TempDir() {
+        static int counter = 0;
+        path = fs::temp_directory_path() /
+               ("synclab-grade-test-" + std::to_string(getpid()) + "-" + std::to_string(++counter));
+        fs::remove_all(path);
+        fs::create_directories(path);
+    }
+    ~TempDir() {
+        std::error_code ec;
+        fs::remove_all(path, ec);
+    }
+    std::string operator/(const std::string &rel) const { return (path / rel).string(); }
+};
+
+inline synclab::ProcessResult run_grader(const std::vector<std::string> &args, double timeout_s = 170,
+                                        std::map<std::string, std::string> env = {}) {
+    std::vector<std::string> argv{test::lab(kGrader)};
+    argv.insert(argv.end(), args.begin(), args.end());
+    synclab::ProcessLimits limits;
+    limits.timeout_s = timeout_s;
+    env.emplace("SYNCLAB_KERNELS", "");
+    return synclab::run_process(argv, env, limits);
+}
+
+struct Row {
+    std::string student, lab, grade, kind, reason;
+};
+
+inline std::vector<std::string> split_csv(const std::string &line) {
+    std::vector<std::string> f(1);
+    bool quoted = false;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        const char c = line[i];
+        if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') { f.back() += '"'; ++i; }
+        else if (c == '"') quoted = !quoted;
+        else if (c == ',' && !quoted) f.emplace_back();
+        else f.back() += c;
+    }
+    return f;
+}
+
+inline std::string read_file(const std::string &path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+inline std::vector<Row> read_gradebook(const std::string &path) {
+    std::istringstream in(read_file(path));
+    std::string line;
+    std::getline(in, line);
+    REQUIRE(line == "student,lab,grade,kind,reason,seconds");
+    std::vector<Row> rows;
+    while (std::getline(in, line)) {
+        const auto f = split_csv(line);
+        REQUIRE(f.size() == 6);
+        rows.push_back({f[0], f[1], f[2], f[3], f[4]});
+    }
+    return rows;
+}
+
+inline std::map<std::string, Row> by_student(const std::vector<Row> &rows) {
+    std::map<std::string, Row> m;
+    for (const auto &r : rows) {
+        CHECK_MESSAGE(!m.count(r.student), "graded twice: " << r.student);
+        m[r.student] = r;
+    }
+    return m;
+}
+
+// name -> size, for "nothing was written into the submission".
+inline std::map<std::string, std::uintmax_t> listing(const std::string &dir) {
+    std::map<std::string, std::uintmax_t> out;
+    for (const auto &e : fs::recursive_directory_iterator(dir))
+        out[e.path().string()] = e.is_regular_file() ? e.file_size() : 0;
+    return out;
+}
+
+// Starts argv in the background (its environment ours plus `env`) with stdout and stderr going to
+// `log`: for tests that signal the grader while it runs.
+inline pid_t spawn_logged(std::vector<std::string> args, const std::string &log,
+                          const std::map<std::string, std::string> &env = {}) {
+    std::vector<char *> argv;
+    for (auto &a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    std::vector<std::string> env_strings;
+    for (char **e = environ; *e; ++e) {
+        const std::string kv = *e;
+        if (!env.count(kv.substr(0, kv.find('=')))) env_strings.push_back(kv);
+    }
+    for (const auto &[k, v] : env) env_strings.push_back(k + "=" + v);
+    std::vector<char *> envp;
+    for (auto &e : env_strings) envp.push_back(e.data());
+    envp.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    pid_t pid = 0;
+    const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
+    posix_spawn_file_actions_destroy(&actions);
+    REQUIRE(rc == 0);
+    return pid;
+}
+
+inline bool contains(const std::string &text, const std::string &needle) {
+    return text.find(needle) != std::string::npos;
+}
+
+inline void copy_fixture(const std::string &fixture, const fs::path &to) {
+    fs::create_directories(to);
+    fs::copy_file(test::source("tests/fixtures/submissions/" + fixture + "/01_workgroup_reduce.cl"),
+                  to / "01_workgroup_reduce.cl");
+}
+
+inline int rows_in(const std::string &csv) {
+    const std::string text = read_file(csv);
+    int n = 0;
+    for (char c : text) n += c == '\n';
+    return n - 1;  // the header
+}
+
+// Any process still running with `needle` in its command line.
+inline bool running_with(const std::string &needle) {
+    for (const auto &e : fs::directory_iterator("/proc")) {
+        const std::string name = e.path().filename().string();
+        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+        std::string cmd = read_file((e.path() / "cmdline").string());
+        for (char &c : cmd)
+            if (c == 0) c = ' ';
+        if (contains(cmd, needle) && std::to_string(getpid()) != name) return true;
+    }
+    return false;
+}
+
+// A copy of `file` with `code` inserted before its last '}' (the end of reduceWithSync).
+inline void with_code_at_end(const std::string &file, const std::string &code, const fs::path &to) {
+    std::string text = read_file(file);
+    const auto at = text.rfind('}');
+    REQUIRE(at != std::string::npos);
+    text.insert(at, code);
+    fs::create_directories(to);
+    std::ofstream(to / "01_workgroup_reduce.cl") << text;
+}
+
+
+}  // namespace gradetest
