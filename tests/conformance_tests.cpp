@@ -3,8 +3,11 @@
 // lab is its folder, kernel, solution and handout and nothing else.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -12,6 +15,7 @@
 
 #include "grade/labs.hpp"
 #include "support.hpp"
+#include "synclab/oclgrind.hpp"
 #include "synclab/verdict.hpp"
 
 namespace fs = std::filesystem;
@@ -143,27 +147,102 @@ void usage_errors(const Tree &t, const grade::Recipe &lab) {
     fs::remove_all(dir);
 }
 
+// The race check as the grader runs it: every check on but the declaration's oclgrind_off,
+// same-value writes counted, the findings read from Oclgrind's own log.
+struct RaceCheck {
+    Outcome outcome;
+    std::vector<synclab::OclgrindFinding> findings;  // distinct
+};
+RaceCheck race_check(const Tree &t, const grade::Recipe &lab, const std::string &kernels_dir,
+                     const std::string &variant) {
+    char dir[] = "/tmp/synclab-race-XXXXXX";
+    REQUIRE(mkdtemp(dir));
+    const std::string log = std::string(dir) + "/oclgrind.log";
+    std::map<std::string, std::string> env{{"OCLGRIND_DATA_RACES", "1"},
+                                           {"OCLGRIND_UNIFORM_WRITES", "1"},
+                                           {"OCLGRIND_UNINITIALIZED", "1"},
+                                           {"OCLGRIND_LOG", log}};
+    for (std::string check : lab.oclgrind_off) {
+        for (char &c : check) c = c == '-' ? '_' : static_cast<char>(std::toupper(c));
+        env["OCLGRIND_" + check] = "0";
+    }
+    std::vector<std::string> a{"--kernels", kernels_dir, "--device", "oclgrind", "--variant", variant};
+    a.insert(a.end(), lab.oclgrind.begin(), lab.oclgrind.end());
+    RaceCheck r{run(t, lab, a, env), {}};
+    r.findings = synclab::distinct(synclab::parse_oclgrind_log(slurp(log)));
+    fs::remove_all(dir);
+    return r;
+}
+
 void solutions_clean_on_oclgrind(const Tree &t, const grade::Recipe &lab) {
     CAPTURE(lab.executable);
-    if (lab.oclgrind.empty()) {
-        CHECK_MESSAGE(!lab.race_skipped.empty(), "a lab without a race check must say why");
-        MESSAGE(lab.executable << ": " << lab.race_skipped);
-        return;
+    REQUIRE_MESSAGE(!lab.oclgrind.empty(), "no race check: " << lab.race_skipped);
+    for (const auto &variant : lab.variants) {
+        CAPTURE(variant);
+        const RaceCheck r = race_check(t, lab, kernels(t, "solutions"), variant);
+        CAPTURE(r.outcome.process.out);
+        CAPTURE(r.outcome.process.err);
+        CHECK(r.outcome.process.exit_code == 0);
+        CHECK(r.outcome.verdict.kind == "verified");
+        for (const auto &f : r.findings) FAIL_CHECK(f.friendly());
     }
-    std::vector<std::string> a{"--kernels", kernels(t, "solutions"), "--device", "oclgrind"};
-    a.insert(a.end(), lab.oclgrind.begin(), lab.oclgrind.end());
-    std::map<std::string, std::string> env{{"OCLGRIND_DATA_RACES", "1"},
-                                           {"OCLGRIND_UNIFORM_WRITES", "1"}};
-    for (const auto &v : lab.declaration.variants) {
-        if (v.demonstration || !v.graded) continue;
-        std::vector<std::string> args = a;
-        args.insert(args.end(), {"--variant", v.name});
-        const Outcome o = run(t, lab, args, env);
-        CAPTURE(o.process.out);
-        CAPTURE(o.process.err);
-        CHECK(o.process.exit_code == 0);
-        CHECK(o.process.out.find("Oclgrind: no data race") != std::string::npos);
+}
+
+// A fixture's "// expect: KINDS[; without-oclgrind: KINDS][; reason: TEXT]" line (the format
+// tests/grade_tests.cpp reads): the grade with Oclgrind, and the grade of the dynamic runs alone.
+struct Expect {
+    std::set<std::string> kinds, without_oclgrind;  // "any": not checked
+    std::string reason;
+};
+Expect expectation(const std::string &text) {
+    const auto at = text.rfind("// expect: ");
+    REQUIRE(at != std::string::npos);
+    auto kinds = [](const std::string &list) {
+        std::set<std::string> k;
+        std::stringstream ss(list);
+        for (std::string one; std::getline(ss, one, '|');) k.insert(one);
+        return k;
+    };
+    Expect e;
+    std::stringstream parts(text.substr(at + 11, text.find('\n', at) - at - 11));
+    for (std::string part; std::getline(parts, part, ';');) {
+        part.erase(0, part.find_first_not_of(' '));
+        if (part.rfind("without-oclgrind: ", 0) == 0) e.without_oclgrind = kinds(part.substr(18));
+        else if (part.rfind("reason: ", 0) == 0) e.reason = part.substr(8);
+        else e.kinds = kinds(part);
     }
+    if (e.without_oclgrind.empty()) e.without_oclgrind = e.kinds;
+    return e;
+}
+
+// The kind the dynamic runs give: the first failure over the grading argument sets and graded
+// variants, "pass" when every one verified.
+std::string dynamic_kind(const Tree &t, const grade::Recipe &lab, const std::string &dir,
+                         std::string *said) {
+    for (const auto &args : lab.runs)
+        for (const auto &variant : lab.variants) {
+            std::vector<std::string> a{"--kernels", dir, "--variant", variant, "--timeout", "5"};
+            a.insert(a.end(), args.begin(), args.end());
+            const Outcome o = run(t, lab, a);
+            const auto &v = o.verdict;
+            *said = v.where + ": " + v.message + "\n" + o.process.out.substr(0, 2000);
+            if (!v.finished) return o.process.signal ? "crash" : o.process.timed_out ? "timeout" : "error";
+            if (v.kind == "wrong") return "wrong-answer";
+            if (v.kind != "verified") return v.kind;  // compile-error, crash, timeout or error
+        }
+    return "pass";
+}
+
+// The first of Oclgrind's kinds in the grader's order, over every graded variant; "pass": none.
+std::string oclgrind_kind(const Tree &t, const grade::Recipe &lab, const std::string &dir) {
+    static const std::vector<std::string> order{"data-race", "barrier-divergence", "out-of-bounds",
+                                                "uninitialized"};
+    std::size_t best = order.size();
+    for (const auto &variant : lab.variants)
+        for (const auto &f : race_check(t, lab, dir, variant).findings)
+            best = std::min<std::size_t>(
+                best, std::find(order.begin(), order.end(), f.kind) - order.begin());
+    return best < order.size() ? order[best] : "pass";
 }
 
 }  // namespace
@@ -203,6 +282,45 @@ TEST_CASE("every lab's solutions are clean on Oclgrind" * doctest::skip(!test::h
     for (const auto &lab : labs_of(t)) solutions_clean_on_oclgrind(t, lab);
 }
 
+TEST_CASE("every lab has a race check on Oclgrind") {
+    for (const auto &lab : labs_of(project())) {
+        CAPTURE(lab.executable);
+        CHECK(!lab.oclgrind.empty());
+        CHECK(lab.race_skipped.empty());
+    }
+}
+
+// Each fixture in tests/fixtures/submissions/ graded as the grader would, from its lab's own
+// declaration: the dynamic runs alone give its without-oclgrind kind, and with the race check
+// its kind; a compile error names the file:line of its reason.
+TEST_CASE("every fixture is graded by its lab's own declaration as its expect line says") {
+    const Tree t = project();
+    std::map<std::string, grade::Recipe> by_file;
+    for (const auto &lab : labs_of(t)) by_file[lab.kernel_file] = lab;
+    std::vector<fs::path> files;
+    for (const auto &folder : fs::directory_iterator(fs::path(t.source) / "tests/fixtures/submissions"))
+        for (const auto &file : fs::directory_iterator(folder.path())) files.push_back(file.path());
+    std::sort(files.begin(), files.end());
+    for (const auto &file : files) {
+        CAPTURE(file.string());
+        REQUIRE(by_file.count(file.filename().string()));
+        const grade::Recipe &lab = by_file.at(file.filename().string());
+        const Expect e = expectation(slurp(file.string()));
+        const std::string dir = file.parent_path().string();
+        std::string said;
+        const std::string dynamic = dynamic_kind(t, lab, dir, &said);
+        CAPTURE(dynamic);
+        CAPTURE(said);
+        if (!e.without_oclgrind.count("any")) CHECK(e.without_oclgrind.count(dynamic) == 1);
+        if (dynamic == "compile-error" && !e.reason.empty())
+            CHECK(said.find(e.reason) != std::string::npos);
+        if (!test::have_oclgrind() || e.kinds.count("any")) continue;
+        const std::string full = dynamic != "pass" ? dynamic : oclgrind_kind(t, lab, dir);
+        CAPTURE(full);
+        CHECK(e.kinds.count(full) == 1);
+    }
+}
+
 TEST_CASE("the README's lab table is the labs' declarations, row for row") {
     const Tree t = project();
     const std::string readme = slurp(t.source + "/README.md");
@@ -230,7 +348,7 @@ TEST_CASE("a copy of lab 01 under a new number is a lab: built, listed by the gr
     fs::copy_file(fs::path(here.source) / "Makefile.lecture", root / "Makefile.lecture");
     fs::create_directories(root / "labs");
     fs::copy(fs::path(here.source) / "labs" / from, root / "labs" / to, fs::copy_options::recursive);
-    for (const std::string &d : {"kernels", "solutions"}) {
+    for (const std::string d : {"kernels", "solutions"}) {
         fs::create_directories(root / d);
         fs::copy_file(fs::path(here.source) / d / (from + ".cl"), root / d / (to + ".cl"));
     }
