@@ -244,6 +244,10 @@ Result grade_lab(const Recipe &recipe, const std::string &student, const std::st
     const std::map<std::string, std::string> base_env{
         {"TMPDIR", tmp}, {"HOME", tmp}, {"POCL_CACHE_DIR", cache}, {"XDG_CACHE_HOME", cache},
         {"SYNCLAB_KERNELS", ""}, {"OCLGRIND_LOG", ""}, {"OCL_ICD_VENDORS", s.icd_vendors}};
+    // What the sandbox lets the lab read besides the system: the labs, and the user's own
+    // OpenCL vendor folder when there is one.
+    std::vector<std::string> readable{s.bin_dir};
+    if (!s.icd_vendors.empty() && fs::is_directory(s.icd_vendors, ec)) readable.push_back(s.icd_vendors);
     std::string variant_list;
     for (const auto &v : recipe.variants) variant_list += (variant_list.empty() ? "" : ",") + v;
     auto run = [&](std::vector<std::string> args, std::map<std::string, std::string> env,
@@ -262,7 +266,7 @@ Result grade_lab(const Recipe &recipe, const std::string &student, const std::st
         limits.cwd = copy;  // so the lab names the kernel file as the student does
         // A signal between our last look at *stop and the fork still ends this child at once.
         limits.stop = stop;
-        out.process = synclab::run_process(s.sandbox.wrap(out.argv, job_dir, {s.bin_dir}), env, limits);
+        out.process = synclab::run_process(s.sandbox.wrap(out.argv, job_dir, readable), env, limits);
         std::ifstream in(verdict_file, std::ios::binary);
         std::string text(1 << 20, '\0');  // a verdict is a few lines; never read one without end
         in.read(&text[0], static_cast<std::streamsize>(text.size()));
