@@ -266,7 +266,7 @@ Result grade_lab(const Recipe &recipe, const std::string &student, const std::st
         limits.cwd = copy;  // so the lab names the kernel file as the student does
         // A signal between our last look at *stop and the fork still ends this child at once.
         limits.stop = stop;
-        out.process = synclab::run_process(s.sandbox.wrap(out.argv, job_dir, readable), env, limits);
+        out.process = synclab::run_process(s.sandbox.wrap(out.argv, job_dir, readable, copy), env, limits);
         std::ifstream in(verdict_file, std::ios::binary);
         std::string text(1 << 20, '\0');  // a verdict is a few lines; never read one without end
         in.read(&text[0], static_cast<std::streamsize>(text.size()));

@@ -297,7 +297,8 @@ Sandbox Sandbox::detect(bool disabled) {
 }
 
 std::vector<std::string> Sandbox::wrap(const std::vector<std::string> &argv, const std::string &work,
-                                       const std::vector<std::string> &ro) const {
+                                       const std::vector<std::string> &ro,
+                                       const std::string &cwd) const {
     if (bwrap_.empty()) return argv;
     std::vector<std::string> w{bwrap_,          "--die-with-parent", "--new-session",
                                "--unshare-all", "--cap-drop",        "ALL",
@@ -319,7 +320,7 @@ std::vector<std::string> Sandbox::wrap(const std::vector<std::string> &argv, con
     for (const auto &d : devices_) w.insert(w.end(), {"--dev-bind-try", d, d});
     w.insert(w.end(), {"--tmpfs", "/tmp"});
     for (const auto &r : ro) w.insert(w.end(), {"--ro-bind", r, r});
-    w.insert(w.end(), {"--bind", work, work, "--chdir", work, "--"});
+    w.insert(w.end(), {"--bind", work, work, "--chdir", cwd.empty() ? work : cwd, "--"});
     w.insert(w.end(), argv.begin(), argv.end());
     return w;
 }

@@ -39,9 +39,11 @@ public:
     // The command that runs `argv` inside the sandbox: a read-only system, no network, a fresh
     // /tmp, the GPU device nodes, `ro` folders read-only and `work` (the staged submission, the
     // child's TMPDIR and POCL's cache) writable; the only folders of the machine it sees.
-    // Unchanged argv when the sandbox is not available.
+    // It starts in `cwd` (inside work; "" = work). Unchanged argv when the sandbox is not
+    // available.
     std::vector<std::string> wrap(const std::vector<std::string> &argv, const std::string &work,
-                                  const std::vector<std::string> &ro) const;
+                                  const std::vector<std::string> &ro,
+                                  const std::string &cwd = "") const;
 
 private:
     std::string bwrap_, why_not_;
