@@ -37,8 +37,36 @@ bool DeviceInfo::is_pocl() const {
 bool DeviceInfo::is_cpu() const { return type == "CPU"; }
 
 // ocl-icd reads OCL_ICD_VENDORS (a folder of .icd files) in place of /etc/OpenCL/vendors. We
-// make such a folder: the system's .icd files plus one for Oclgrind's ICD library.
+// make such a folder: the system's .icd files plus one for Oclgrind's ICD library. It is private
+// to this process (mkdtemp: a fresh name, mode 0700) and removed once the loader has read it: a
+// folder of a known name could be made first by another local user, who would then choose the
+// driver library that every lab loads (as root, when grading as root).
 static const char *kOclgrindIcd = "zz-synclab-oclgrind.icd";
+
+namespace {
+struct IcdFolder {
+    std::string path;
+    pid_t owner = 0;
+    void remove() {
+        if (path.empty() || getpid() != owner) return;  // a forked child leaves it to its parent
+        std::error_code ec;
+        fs::remove_all(path, ec);
+        path.clear();
+    }
+    ~IcdFolder() { remove(); }  // at exit, if no platform was ever asked for
+};
+IcdFolder icd_folder;
+bool icd_env_ours = false;  // OCL_ICD_VENDORS was set by us, not by the user
+
+std::string make_private_folder() {
+    const char *tmp = std::getenv("TMPDIR");
+    for (std::string base : {std::string(tmp && *tmp ? tmp : "/tmp"), std::string("/tmp")}) {
+        std::string templ = base + "/synclab-icd-XXXXXX";
+        if (mkdtemp(templ.data())) return templ;  // made by us, mode 0700
+    }
+    return "";
+}
+}  // namespace
 
 void register_oclgrind_icd() {
     static bool done = false;
@@ -57,33 +85,32 @@ void register_oclgrind_icd() {
 
     const char *vp = std::getenv("OPENCL_VENDOR_PATH");
     const fs::path system_dir = vp && *vp ? vp : "/etc/OpenCL/vendors";
-    const char *tmp = std::getenv("TMPDIR");
-    const fs::path dir = fs::path(tmp && *tmp ? tmp : "/tmp") /
-                         ("synclab-icd-" + std::to_string(getuid()));
-    fs::create_directories(dir, ec);
-    if (ec) return;
-    // Write each file under a private name, then rename: several labs may start at once.
+    const std::string dir = make_private_folder();
+    if (dir.empty()) return;  // no Oclgrind, but the system's devices still work
+    icd_folder.path = dir;
+    icd_folder.owner = getpid();
     auto put = [&](const std::string &name, const std::string &text) {
-        const fs::path tmpf = dir / (name + "." + std::to_string(getpid()));
-        { std::ofstream(tmpf) << text << "\n"; }
-        fs::rename(tmpf, dir / name, ec);
+        std::ofstream(fs::path(dir) / name) << text << "\n";
     };
-    std::vector<std::string> wanted{kOclgrindIcd};
     for (const auto &e : fs::directory_iterator(system_dir, ec)) {
         if (e.path().extension() != ".icd" || e.path().filename() == kOclgrindIcd) continue;
         std::ifstream in(e.path());
         std::string text((std::istreambuf_iterator<char>(in)), {});
         while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
         put(e.path().filename().string(), text);
-        wanted.push_back(e.path().filename().string());
     }
     put(kOclgrindIcd, lib);
-    // Drop platforms that have left the system since an earlier run.
-    for (const auto &e : fs::directory_iterator(dir, ec))
-        if (std::find(wanted.begin(), wanted.end(), e.path().filename().string()) == wanted.end() &&
-            e.path().extension() == ".icd")
-            fs::remove(e.path(), ec);
     setenv("OCL_ICD_VENDORS", dir.c_str(), 1);
+    icd_env_ours = true;
+}
+
+// The loader reads the folder once, at the first platform query: then it goes, and child
+// processes make their own.
+static void release_oclgrind_icd() {
+    if (!icd_env_ours) return;
+    icd_env_ours = false;
+    unsetenv("OCL_ICD_VENDORS");
+    icd_folder.remove();
 }
 
 static std::string type_name(cl_device_type t) {
@@ -112,6 +139,7 @@ std::vector<DeviceInfo> all_devices() {
     } catch (const cl::Error &) {
         platforms.clear();
     }
+    release_oclgrind_icd();
     // The loader puts platforms with GPUs first, and Oclgrind calls itself a GPU: list it
     // last so that P:D indices of the real devices do not depend on whether it is installed.
     std::stable_partition(platforms.begin(), platforms.end(), [](const cl::Platform &p) {

@@ -29,7 +29,9 @@ struct DeviceInfo {
 };
 
 // Makes Oclgrind visible to the ICD loader beside the system's platforms, with no system
-// file: call before the first OpenCL call. Harmless when Oclgrind is not installed.
+// file: a folder private to this process (fresh name, mode 0700) that all_devices() removes once
+// the loader has read it (or at exit). Call before the first OpenCL call; all_devices() does.
+// Harmless when Oclgrind is not installed; does nothing when OCL_ICD_VENDORS is set.
 void register_oclgrind_icd();
 
 std::vector<DeviceInfo> all_devices();

@@ -1,0 +1,103 @@
+// What another local user could plant: a lab must load drivers only from places nobody else can
+// write, and unusual kernel paths must not hang it.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <pwd.h>
+#include <string>
+#include <thread>
+#include <unistd.h>
+
+#include "support.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// A folder of the test's own under the system's temporary folder, removed at the end.
+struct TempFolder {
+    fs::path path;
+    TempFolder() {
+        std::string templ = (fs::temp_directory_path() / "synclab-test-XXXXXX").string();
+        REQUIRE(mkdtemp(templ.data()) != nullptr);
+        path = templ;
+    }
+    ~TempFolder() {
+        std::error_code ec;
+        fs::remove_all(path, ec);
+    }
+};
+
+void write(const fs::path &p, const std::string &text) {
+    std::ofstream out(p);
+    out << text;
+    REQUIRE(out.good());
+}
+
+}  // namespace
+
+TEST_SUITE("unit") {
+
+TEST_CASE("a lab never loads a driver from an ICD folder that someone else made first") {
+    const TempFolder tmp;
+    const fs::path marker = tmp.path / "marker";
+    // The folder the labs used to share, made first by someone else, who keeps an .icd of
+    // their own in it (re-made the moment it is removed: the folder is theirs).
+    const fs::path theirs = tmp.path / ("synclab-icd-" + std::to_string(getuid()));
+    const fs::path spare = tmp.path / "spare";
+    fs::create_directory(theirs);
+    fs::create_directory(spare);
+    write(spare / "planted.icd", std::string(SYNCLAB_TEST_MARKER_LIB) + "\n");
+    if (getuid() == 0)
+        if (const passwd *nobody = getpwnam("nobody")) {
+            REQUIRE(chown(theirs.c_str(), nobody->pw_uid, nobody->pw_gid) == 0);
+            REQUIRE(chown(spare.c_str(), nobody->pw_uid, nobody->pw_gid) == 0);
+            REQUIRE(chown((spare / "planted.icd").c_str(), nobody->pw_uid, nobody->pw_gid) == 0);
+        }
+    std::atomic<bool> stop{false};
+    std::thread planter([&] {
+        const std::string from = (spare / "planted.icd").string();
+        const std::string to = (theirs / "planted.icd").string();
+        while (!stop) link(from.c_str(), to.c_str());
+    });
+    const std::map<std::string, std::string> env{{"TMPDIR", tmp.path.string()},
+                                                 {"SYNCLAB_TEST_MARKER", marker.string()},
+                                                 {"OCL_ICD_VENDORS", ""}};
+    // The old shared folder lost this race in about one run of three: many runs, stopping at
+    // the first load.
+    int runs = 0;
+    bool listed = true;
+    std::string out;
+    for (; runs < 40 && !fs::exists(marker); ++runs) {
+        const auto r = test::run_lab("lab01_workgroup_reduce", {"--list-devices"}, env);
+        listed &= r.exited && r.exit_code == 0;
+        out = r.out;
+    }
+    stop = true;
+    planter.join();
+    CAPTURE(runs);
+    CHECK_FALSE(fs::exists(marker));
+    CHECK(listed);
+    // The lab still sees every device, Oclgrind included: its own folder was used.
+    for (const auto &d : synclab::all_devices()) CHECK(out.find(d.name) != std::string::npos);
+    if (test::have_oclgrind()) CHECK(out.find("Oclgrind") != std::string::npos);
+    // Each run removed its own folder: only theirs is left.
+    for (const auto &e : fs::directory_iterator(tmp.path)) {
+        CAPTURE(e.path().string());
+        CHECK((e.path() == theirs || e.path() == spare || e.path() == marker));
+    }
+
+    // The planted library does betray a load: pointed at that folder, a lab loads it.
+    const fs::path control = tmp.path / "control";
+    link((spare / "planted.icd").c_str(), (theirs / "planted.icd").c_str());
+    const auto r = test::run_lab("lab01_workgroup_reduce", {"--list-devices"},
+                                 {{"OCL_ICD_VENDORS", theirs.string()},
+                                  {"SYNCLAB_TEST_MARKER", control.string()}});
+    CHECK(r.exited);  // exit 2: the planted library is no driver
+    CHECK(fs::exists(control));
+}
+
+}  // TEST_SUITE
