@@ -7,6 +7,7 @@
 #include <sstream>
 #include <unistd.h>
 
+#include "support.hpp"
 #include "synclab/declaration.hpp"
 #include "synclab/lab.hpp"
 #include "synclab/verdict.hpp"
@@ -82,6 +83,43 @@ TEST_CASE("a verdict file reads back: the first result stands, and garbage is no
     CHECK_FALSE(parse_verdict("synclab-verdict\t1\nseed\t1\n").finished);  // cut short
 }
 
+TEST_CASE("Oclgrind's findings read back from the verdict, one record each, before the result") {
+    char path[] = "/tmp/synclab-verdict-XXXXXX";
+    const int fd = mkstemp(path);
+    REQUIRE(fd >= 0);
+    close(fd);
+    REQUIRE(verdict::open(path));
+    verdict::seed(5);
+    verdict::finding("sync", "data-race", "01_workgroup_reduce.cl:10",
+                     "data race in kernel reduceWithSync:\tline 10\nand 7 [32 reports]");
+    verdict::finding("-", "out-of-bounds", "", "out-of-bounds access in kernel k");
+    verdict::variant("sync", "wrong", "data race in kernel reduceWithSync");
+    verdict::result(1, "wrong", "", "");
+    verdict::finding("sync", "uninitialized", "x.cl:1", "after the result: not part of it");
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    std::remove(path);
+    CHECK(text.str().find("finding\tsync\tdata-race\t01_workgroup_reduce.cl:10\tdata race in "
+                          "kernel reduceWithSync: line 10 and 7 [32 reports]\n") !=
+          std::string::npos);
+    const VerdictRecord r = parse_verdict(text.str());
+    REQUIRE(r.findings.size() == 2);
+    CHECK(r.findings[0].variant == "sync");
+    CHECK(r.findings[0].kind == "data-race");
+    CHECK(r.findings[0].where == "01_workgroup_reduce.cl:10");
+    CHECK(r.findings[0].message == "data race in kernel reduceWithSync: line 10 and 7 [32 reports]");
+    CHECK(r.findings[1].variant == "-");
+    CHECK(r.findings[1].where.empty());  // "-" in the file
+    CHECK(r.findings[1].kind == "out-of-bounds");
+    REQUIRE(r.variants.size() == 1);
+    CHECK(r.exit_code == 1);
+    // A record with a field too few is not a finding; one after the result is not read.
+    CHECK(parse_verdict("synclab-verdict\t1\nfinding\tsync\tdata-race\tmsg\n").findings.empty());
+    CHECK(parse_verdict("synclab-verdict\t1\nresult\t0\tverified\t-\t\n"
+                        "finding\ts\tdata-race\t-\tm\n").findings.empty());
+}
+
 TEST_CASE("the CSV table writes cells by column name, in the header's order") {
     std::ostringstream out;
     Csv csv(&out, {"variant", "n", "ms", "verified"});
@@ -94,6 +132,35 @@ TEST_CASE("the CSV table writes cells by column name, in the header's order") {
     Csv none(nullptr, {"a"});
     CHECK_FALSE(none);
     none("a", 1).row();  // no stream: nothing happens
+}
+
+}  // TEST_SUITE
+
+TEST_SUITE("lab") {
+
+TEST_CASE("--variant takes a comma-separated list, and an unknown name in it is refused") {
+    char path[] = "/tmp/synclab-verdict-XXXXXX";
+    const int fd = mkstemp(path);
+    REQUIRE(fd >= 0);
+    close(fd);
+    const auto r = test::run_lab("lab01_workgroup_reduce",
+                                 {"--kernels", test::source("solutions"), "--variant",
+                                  "sync,nosync", "--verdict", path});
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    std::remove(path);
+    CAPTURE(r.out);
+    CHECK(r.exit_code == 0);  // the demonstration's failure is not the run's
+    const VerdictRecord v = parse_verdict(text.str());
+    REQUIRE(v.variants.size() == 2);
+    CHECK(v.variants[0].variant == "sync");  // in the order asked for
+    CHECK(v.variants[1].variant == "nosync");
+    CHECK(r.out.find("reduceWithSync") < r.out.find("reduceNoSync"));
+    test::check_usage_error("lab01_workgroup_reduce", {"--variant", "sync,bogus"},
+                            "unknown --variant 'bogus': use one of nosync|sync|all");
+    test::check_usage_error("lab01_workgroup_reduce", {"--variant", "sync,"}, "ends with a comma");
+    test::check_usage_error("lab01_workgroup_reduce", {"--variant", ""}, "unknown --variant ''");
 }
 
 }  // TEST_SUITE

@@ -4,8 +4,15 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "support.hpp"
+#include "synclab/kernels.hpp"
+#include "synclab/verdict.hpp"
 
 namespace {
 
@@ -27,9 +34,185 @@ bool has(const test::OclgrindRun &r, const std::string &kind, const std::string 
     return false;
 }
 
+std::string slurp(const std::string &path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+// A lab run with --verdict and no Oclgrind setting of the caller's: the lab sets its own.
+struct Verdicted {
+    synclab::ProcessResult process;
+    synclab::VerdictRecord verdict;
+};
+Verdicted run_with_verdict(const std::string &lab, std::vector<std::string> args,
+                           std::map<std::string, std::string> env = {}) {
+    char path[] = "/tmp/synclab-verdict-XXXXXX";
+    const int fd = mkstemp(path);
+    REQUIRE(fd >= 0);
+    close(fd);
+    args.insert(args.end(), {"--verdict", path});
+    for (const char *name : {"OCLGRIND_LOG", "OCLGRIND_DATA_RACES", "OCLGRIND_UNIFORM_WRITES",
+                             "OCLGRIND_UNINITIALIZED", "OCLGRIND_MAX_ERRORS"})
+        env.emplace(name, "");  // "" unsets, unless the test gives a value
+    Verdicted r{test::run_lab(lab, args, env), {}};
+    r.verdict = synclab::parse_verdict(slurp(path));
+    std::remove(path);
+    return r;
+}
+
+const synclab::VariantVerdict *variant(const synclab::VerdictRecord &v, const std::string &name) {
+    for (const auto &x : v.variants)
+        if (x.variant == name) return &x;
+    return nullptr;
+}
+
 }  // namespace
 
 TEST_SUITE("oclgrind") {
+
+TEST_CASE("on Oclgrind a racy kernel that computes right fails with a finding; the solution passes with none") {
+    if (!test::have_oclgrind()) return;
+    // Right on POCL every time (see the fixture), wrong on Oclgrind.
+    const std::string folder = test::fixture("missing_first_barrier");
+    auto r = run_with_verdict(kLab, {"--device", "oclgrind", "--kernels", folder, "--variant",
+                                     "sync", "--wg", "64"});
+    CAPTURE(r.process.out);
+    CAPTURE(r.process.err);
+    CHECK(r.process.exit_code == 1);
+    CHECK(r.verdict.kind == "wrong");
+    REQUIRE_FALSE(r.verdict.findings.empty());
+    const auto &f = r.verdict.findings.front();  // the race first, before its uninitialised reads
+    CHECK(f.variant == "sync");
+    CHECK(f.kind == "data-race");
+    const int read = test::line_of(folder + "/01_workgroup_reduce.cl",
+                                   "scratch[id] += scratch[id + stride];");
+    CHECK(f.where.find("01_workgroup_reduce.cl:" + std::to_string(read)) != std::string::npos);
+    CHECK(f.message.find("data race in kernel reduceWithSync") == 0);
+    CHECK(f.message.find("01_workgroup_reduce.cl:" + std::to_string(read)) != std::string::npos);
+    CHECK(f.message.find("barrier(CLK_LOCAL_MEM_FENCE)") != std::string::npos);
+    CHECK(f.message.find(" reports]") != std::string::npos);
+    // Named as the student names it: never the absolute path of someone's folder.
+    CHECK(f.message.find(test::source("")) == std::string::npos);
+    CHECK(f.where.find(test::source("")) == std::string::npos);
+    const auto *sync = variant(r.verdict, "sync");
+    REQUIRE(sync);
+    CHECK(sync->state == "wrong");
+    CHECK(sync->detail.find("data race in kernel reduceWithSync") == 0);
+    CHECK(r.process.out.find("Oclgrind: sync WRONG: data race in kernel reduceWithSync") !=
+          std::string::npos);
+
+    r = run_with_verdict(kLab, {"--device", "oclgrind", "--kernels", test::source("solutions"),
+                                "--variant", "sync", "--wg", "64"});
+    CAPTURE(r.process.out);
+    CHECK(r.process.exit_code == 0);
+    CHECK(r.verdict.kind == "verified");
+    CHECK(r.verdict.findings.empty());
+    CHECK(r.process.out.find("Oclgrind: no data race") != std::string::npos);
+}
+
+TEST_CASE("with several variants in one run each finding fails only the variant that ran its kernel") {
+    if (!test::have_oclgrind()) return;
+    auto r = run_with_verdict(kLab, {"--device", "oclgrind", "--kernels", test::source("solutions"),
+                                     "--variant", "all", "--wg", "64"});
+    CAPTURE(r.process.out);
+    CHECK(r.process.exit_code == 0);  // only the demonstration is wrong
+    REQUIRE_FALSE(r.verdict.findings.empty());
+    for (const auto &f : r.verdict.findings) CHECK(f.variant == "nosync");
+    REQUIRE(variant(r.verdict, "nosync"));
+    REQUIRE(variant(r.verdict, "sync"));
+    CHECK(variant(r.verdict, "nosync")->state == "wrong");
+    CHECK(variant(r.verdict, "sync")->state == "verified");
+    // The demonstration asked for alone fails the run.
+    r = run_with_verdict(kLab, {"--device", "oclgrind", "--kernels", test::source("solutions"),
+                                "--variant", "nosync", "--wg", "64"});
+    CHECK(r.process.exit_code == 1);
+    CHECK_FALSE(r.verdict.findings.empty());
+    // Lab 04 by a list: the lockstep finish races, the barriers do not.
+    r = run_with_verdict("lab04_subgroup_finish",
+                         {"--device", "oclgrind", "--kernels", test::source("solutions"),
+                          "--variant", "barrier,lockstep", "--wg", "64"});
+    CAPTURE(r.process.out);
+    CHECK(r.process.exit_code == 0);
+    REQUIRE_FALSE(r.verdict.findings.empty());
+    for (const auto &f : r.verdict.findings) CHECK(f.variant == "lockstep");
+    REQUIRE(variant(r.verdict, "barrier"));
+    CHECK(variant(r.verdict, "barrier")->state == "verified");
+}
+
+TEST_CASE("the lab turns Oclgrind's checks on itself, and the caller's own setting wins") {
+    if (!test::have_oclgrind()) return;
+    // Every work-item writes the same value to dot[0]: a race only with OCLGRIND_UNIFORM_WRITES.
+    const std::vector<std::string> args{"--device", "oclgrind", "--kernels",
+                                        test::fixture("all_items_write"), "--variant", "sync",
+                                        "--wg", "64"};
+    auto r = run_with_verdict(kLab, args);
+    CAPTURE(r.process.out);
+    CHECK(r.process.exit_code == 1);
+    REQUIRE_FALSE(r.verdict.findings.empty());
+    CHECK(r.verdict.findings[0].kind == "data-race");
+    CHECK(r.verdict.findings[0].message.find("let one of them write it, e.g. if (id == 0)") !=
+          std::string::npos);
+    r = run_with_verdict(kLab, args, {{"OCLGRIND_UNIFORM_WRITES", "0"}});
+    CHECK(r.process.exit_code == 0);
+    CHECK(r.verdict.findings.empty());
+}
+
+TEST_CASE("a log the caller names with OCLGRIND_LOG is read and kept; a FIFO there is refused") {
+    if (!test::have_oclgrind()) return;
+    char dir[] = "/tmp/synclab-oclgrind-test-XXXXXX";
+    REQUIRE(mkdtemp(dir));
+    const std::string log = std::string(dir) + "/oclgrind.log";
+    auto r = run_with_verdict(kLab, {"--device", "oclgrind", "--kernels",
+                                     test::fixture("barrier_in_if"), "--variant", "sync", "--wg",
+                                     "64"},
+                              {{"OCLGRIND_LOG", log}});
+    CHECK(r.process.exit_code == 1);
+    REQUIRE_FALSE(r.verdict.findings.empty());
+    CHECK(r.verdict.findings[0].kind == "barrier-divergence");
+    CHECK(slurp(log).find("Work-group divergence detected") != std::string::npos);
+    const std::string fifo = std::string(dir) + "/fifo";
+    REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+    test::check_usage_error(kLab, {"--device", "oclgrind", "--variant", "sync"},
+                            "OCLGRIND_LOG=" + fifo + " is a FIFO", {{"OCLGRIND_LOG", fifo}});
+    std::remove(fifo.c_str());
+    std::remove(log.c_str());
+    rmdir(dir);
+}
+
+TEST_CASE("an Env on Oclgrind turns off only the checks it is told, and only for itself") {
+    if (!test::have_oclgrind()) return;
+    for (const char *name : {"OCLGRIND_UNINITIALIZED", "OCLGRIND_LOG"}) unsetenv(name);
+    // Reads local memory nobody wrote (Oclgrind 21.10 tracks a __local argument, not a
+    // __local array declared in the kernel).
+    const std::string source =
+        "__kernel void k(__global float *out, __local float *s) {\n"
+        "  out[get_global_id(0)] = s[get_local_id(0)] + 1.0f;\n"
+        "}\n";
+    auto kinds = [&](const std::vector<std::string> &off) {
+        synclab::Env env(synclab::select_device("oclgrind"), off);
+        cl::Program p = synclab::build_source(env.context, env.info.device, source, "uninit.cl");
+        cl::Kernel k(p, "k");
+        cl::Buffer out(env.context, CL_MEM_WRITE_ONLY, 64 * sizeof(float));
+        k.setArg(0, out);
+        k.setArg(1, cl::Local(64 * sizeof(float)));
+        env.queue.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(64), cl::NDRange(64));
+        std::vector<std::string> found;
+        for (const auto &f : synclab::parse_oclgrind_log(env.new_oclgrind_log()))
+            found.push_back(f.kind);
+        CHECK(env.new_oclgrind_log().empty());  // read once
+        return found;
+    };
+    auto has = [](const std::vector<std::string> &v, const std::string &k) {
+        return std::find(v.begin(), v.end(), k) != v.end();
+    };
+    CHECK(has(kinds({}), "uninitialized"));
+    CHECK_FALSE(has(kinds({"uninitialized"}), "uninitialized"));
+    CHECK(has(kinds({}), "uninitialized"));  // the last Env's setting did not stay behind
+    CHECK(std::getenv("OCLGRIND_UNINITIALIZED") == nullptr);
+    CHECK(std::getenv("OCLGRIND_LOG") == nullptr);
+}
 
 TEST_CASE("reduceNoSync is reported with its file and lines and reduceWithSync is clean") {
     if (!test::have_oclgrind()) return;

@@ -4,21 +4,26 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <mutex>
 #include <new>
+#include <sstream>
 #include <thread>
 #include <unistd.h>
 
 #include "synclab/verdict.hpp"
+
+namespace fs = std::filesystem;
 
 namespace synclab {
 
 bool is_power_of_two(std::size_t x) { return x && !(x & (x - 1)); }
 
 Lab::Lab(const Declaration &d, Options o)
-    : decl(d), opt(std::move(o)), env(select_device(opt.device)), seed(effective_seed(opt)) {
+    : decl(d), opt(std::move(o)), env(select_device(opt.device), decl.oclgrind_off),
+      seed(effective_seed(opt)) {
     rng.seed(seed);
     verdict::seed(seed);
     csv_stream();  // a CSV file that cannot be written is a usage error before any output
@@ -32,10 +37,24 @@ std::vector<std::string> Lab::selected_variants() const {
     std::vector<std::string> all;
     for (const auto &v : decl.variants) all.push_back(v.name);
     if (opt.variant == "all") return all;
-    if (decl.find(opt.variant)) return {opt.variant};
-    std::string names;
-    for (const auto &v : all) names += v + "|";
-    throw UsageError("unknown --variant '" + opt.variant + "': use one of " + names + "all");
+    std::vector<std::string> out;
+    std::string name;
+    std::istringstream names(opt.variant);
+    bool any = false;
+    while (std::getline(names, name, ',') || !any) {
+        any = true;
+        if (!decl.find(name)) {
+            std::string valid;
+            for (const auto &v : all) valid += v + "|";
+            throw UsageError("unknown --variant '" + name + "': use one of " + valid +
+                             "all, or several separated by commas (" + all.front() + "," +
+                             all.back() + ")");
+        }
+        if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+    }
+    if (!opt.variant.empty() && opt.variant.back() == ',')
+        throw UsageError("--variant '" + opt.variant + "' ends with a comma: name a variant after it");
+    return out;
 }
 
 bool Lab::is_demonstration(const std::string &v) const {
@@ -59,16 +78,122 @@ void Lab::skipped(const std::string &variant, const std::string &why) const {
     verdict::variant(variant, "skipped", why);
 }
 
-int Lab::exit_code(const std::vector<Verdict> &verdicts) const {
-    if (verdicts.empty())
+int Lab::exit_code(const std::vector<Verdict> &given) {
+    if (given.empty())
         throw Unsupported("nothing was verified: every variant asked for was skipped on this "
                           "device (see above): choose another --variant or --device");
+    std::vector<Verdict> verdicts = given;
+    if (env.info.is_oclgrind()) attribute_oclgrind_findings(verdicts);
     const bool alone = verdicts.size() == 1;
     int rc = kOk;
     for (const auto &v : verdicts) {
         verdict::variant(v.variant, v.ok ? "verified" : "wrong", v.detail);
         if (!v.ok && (alone || !is_demonstration(v.variant))) rc = kWrong;
     }
+    return rc;
+}
+
+void Lab::locate_kernel_file() {
+    if (kernel_located_) return;
+    kernel_located_ = true;
+    try {
+        kernel_display_ = display_path(find_kernel_file(decl.kernel_file(), opt.kernels));
+    } catch (const UsageError &) {
+        return;
+    }
+    // Beside the working folder a path is the student's own; elsewhere (a grader's folders) the
+    // file's name alone says it.
+    kernel_shown_ = fs::path(kernel_display_).is_absolute() ? decl.kernel_file() : kernel_display_;
+}
+
+std::vector<OclgrindFinding> Lab::new_oclgrind_findings() {
+    const std::string log = env.new_oclgrind_log();
+    if (log.empty()) return {};
+    oclgrind_suppressed_ = std::max(oclgrind_suppressed_, oclgrind_suppressed_after(log));
+    locate_kernel_file();
+    std::vector<OclgrindFinding> out;
+    for (auto &f : distinct(parse_oclgrind_log(log))) {
+        if (!kernel_display_.empty() && f.file == kernel_display_) f.file = kernel_shown_;
+        if (f.fails()) out.push_back(f);
+        else std::printf("Oclgrind also said: %s\n", f.message().c_str());
+    }
+    std::stable_sort(out.begin(), out.end(), [](const OclgrindFinding &a, const OclgrindFinding &b) {
+        return a.priority() < b.priority();
+    });
+    return out;
+}
+
+// The verdict file keeps this many findings per variant; the rest are counted in its detail.
+constexpr std::size_t kFindingsRecorded = 20;
+
+void Lab::attribute_oclgrind_findings(std::vector<Verdict> &verdicts) {
+    const auto found = new_oclgrind_findings();
+    std::vector<std::vector<const OclgrindFinding *>> per(verdicts.size());
+    for (const auto &f : found) {
+        bool named = false;
+        for (std::size_t i = 0; i < verdicts.size(); ++i) {
+            const Variant *v = decl.find(verdicts[i].variant);
+            if (v && std::find(v->kernels.begin(), v->kernels.end(), f.kernel) != v->kernels.end()) {
+                per[i].push_back(&f);
+                named = true;
+            }
+        }
+        // A kernel that no variant run here names: the run as a whole is wrong.
+        if (!named)
+            for (auto &p : per) p.push_back(&f);
+    }
+    for (std::size_t i = 0; i < verdicts.size(); ++i) {
+        Verdict &v = verdicts[i];
+        const auto &mine = per[i];
+        if (mine.empty()) {
+            if (!oclgrind_suppressed_) continue;
+            // Its kernels may have run after Oclgrind stopped reporting: it was not checked.
+            v.ok = false;
+            v.detail = "not race-checked: Oclgrind stopped reporting after " +
+                       std::to_string(oclgrind_suppressed_) + " errors of other variants: run "
+                       "--variant " + v.variant + " alone";
+            std::printf("Oclgrind: %s WRONG: %s\n", v.variant.c_str(), v.detail.c_str());
+            continue;
+        }
+        for (std::size_t k = 0; k < mine.size(); ++k) {
+            const std::string message = mine[k]->message();
+            if (k < kFindingsRecorded)
+                verdict::finding(v.variant, mine[k]->kind, mine[k]->where(), message);
+            std::printf("Oclgrind: %s %s: %s\n", v.variant.c_str(), k ? "also" : "WRONG",
+                        message.c_str());
+        }
+        ++oclgrind_findings_;
+        v.ok = false;
+        v.detail = mine.front()->message();
+        if (mine.size() > 1)
+            v.detail += " (and " + std::to_string(mine.size() - 1) + " more Oclgrind finding" +
+                        (mine.size() > 2 ? "s" : "") + ")";
+    }
+}
+
+int Lab::finish(int rc) {
+    if (!env.info.is_oclgrind()) return rc;
+    // Findings no exit_code() told: kernels run after it, or a lab that never called it.
+    const auto found = new_oclgrind_findings();
+    for (const auto &f : found) {
+        const std::string message = f.message();
+        verdict::finding("-", f.kind, f.where(), message);
+        std::printf("Oclgrind: WRONG: %s\n", message.c_str());
+    }
+    if (!found.empty()) {
+        ++oclgrind_findings_;
+        if (rc == kOk) rc = kWrong;
+    }
+    std::error_code ec;
+    if (env.oclgrind_log.empty() || !fs::is_regular_file(env.oclgrind_log, ec))
+        std::printf("Oclgrind: its reports went to %s, not a regular file the lab can read back: "
+                    "they were not checked (leave OCLGRIND_LOG unset, or name a file)\n",
+                    env.oclgrind_log.empty() ? "standard error" : env.oclgrind_log.c_str());
+    else if (!oclgrind_findings_)
+        std::printf("Oclgrind: no data race, barrier divergence, out-of-bounds or uninitialised "
+                    "access reported\n");
+    else if (!std::getenv("OCLGRIND_LOG"))
+        std::printf("(set OCLGRIND_LOG=FILE to keep Oclgrind's full reports)\n");
     return rc;
 }
 
@@ -194,7 +319,7 @@ int run_lab(int argc, char **argv, const Declaration &decl, const std::function<
         std::string variants = "variant to run: ";
         for (const auto &v : decl.variants)
             variants += v.name + (v.demonstration ? " (demonstration)" : "") + ", ";
-        variants += "or all";
+        variants += "all, or several separated by commas";
         auto parser = make_parser(name, decl.description, variants, "all");
         if (decl.options) decl.options(parser);
         Options opt;
@@ -211,8 +336,7 @@ int run_lab(int argc, char **argv, const Declaration &decl, const std::function<
         Lab lab(decl, std::move(opt));
         const int rc = body(lab);
         lab.env.queue.finish();
-        lab.env.report_oclgrind(std::cout);
-        return rc;
+        return lab.finish(rc);
     });
 }
 

@@ -31,6 +31,7 @@ bool open(const std::string &path) {
     std::lock_guard<std::mutex> lock(m);
     if (file) std::fclose(file);
     file = std::fopen(path.c_str(), "w");
+    finished = false;  // a new file takes a new result
     if (!file) return false;
     std::fputs("synclab-verdict\t1\n", file);
     std::fflush(file);
@@ -41,6 +42,12 @@ void seed(std::uint64_t s) { line("seed\t" + std::to_string(s)); }
 
 void variant(const std::string &name, const std::string &state, const std::string &detail) {
     line("variant\t" + one_field(name) + "\t" + state + "\t" + one_field(detail));
+}
+
+void finding(const std::string &variant, const std::string &kind, const std::string &where,
+             const std::string &message) {
+    line("finding\t" + one_field(variant) + "\t" + one_field(kind) + "\t" +
+         (where.empty() ? "-" : one_field(where)) + "\t" + one_field(message));
 }
 
 void result(int exit_code, const std::string &kind, const std::string &where,
@@ -72,7 +79,7 @@ VerdictRecord parse_verdict(const std::string &text) {
         const auto f = fields(l);
         if (f[0] == "seed" && f.size() == 2) r.seed = f[1];
         else if (f[0] == "variant" && f.size() == 4) r.variants.push_back({f[1], f[2], f[3]});
-        else if (f[0] == "finding" && f.size() == 5)
+        else if (f[0] == "finding" && f.size() == 5 && !r.finished)
             r.findings.push_back({f[1], f[2], f[3] == "-" ? "" : f[3], f[4]});
         else if (f[0] == "result" && f.size() == 5 && !r.finished) {
             r.finished = true;

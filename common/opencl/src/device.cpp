@@ -8,10 +8,11 @@
 #include <iomanip>
 #include <iostream>
 #include <sstream>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "synclab/errors.hpp"
-#include "synclab/oclgrind.hpp"
 
 namespace fs = std::filesystem;
 
@@ -222,52 +223,98 @@ DeviceInfo select_device(const std::string &spec_in) {
     throw UsageError(msg.str());
 }
 
-Env::Env(const DeviceInfo &d) : info(d) {
+// Oclgrind reports every error only up to OCLGRIND_MAX_ERRORS (1000 by default) in a whole
+// process: a demonstration's reports could use them up before the next variant runs.
+static const char *kOclgrindMaxErrors = "10000";
+
+Env::Env(const DeviceInfo &d, const std::vector<std::string> &oclgrind_off) : info(d) {
+    // Oclgrind reads its settings when a context is made: set them for that moment only, so
+    // that they never leak into a later Env or a child process.
+    std::vector<std::string> ours;
+    auto set = [&](const std::string &name, const std::string &value) {
+        if (std::getenv(name.c_str())) return;  // the caller's setting wins
+        setenv(name.c_str(), value.c_str(), 1);
+        ours.push_back(name);
+    };
     if (d.is_oclgrind()) {
-        // Oclgrind reads these when its context is made; the user's own settings win.
-        setenv("OCLGRIND_DATA_RACES", "1", 0);
-        setenv("OCLGRIND_UNINITIALIZED", "1", 0);
-        if (!std::getenv("OCLGRIND_LOG")) {
+        for (std::string check : oclgrind_off) {
+            std::transform(check.begin(), check.end(), check.begin(),
+                           [](unsigned char c) { return c == '-' ? '_' : std::toupper(c); });
+            set("OCLGRIND_" + check, "0");
+        }
+        for (const char *check : {"OCLGRIND_DATA_RACES", "OCLGRIND_UNIFORM_WRITES",
+                                  "OCLGRIND_UNINITIALIZED"})
+            set(check, "1");
+        set("OCLGRIND_MAX_ERRORS", kOclgrindMaxErrors);
+        const char *given = std::getenv("OCLGRIND_LOG");
+        struct stat st {};
+        if (given && *given && stat(given, &st) == 0 && S_ISFIFO(st.st_mode))
+            throw UsageError(std::string("OCLGRIND_LOG=") + given + " is a FIFO, which Oclgrind "
+                             "would wait on for a reader: give a regular file");
+        if (given && *given) {
+            oclgrind_log = given;
+        } else {
             // Oclgrind quotes source text one line off (it indexes our #line-prefixed source),
-            // so its raw reports go to a file and report_oclgrind() tells them in one line each.
+            // so its raw reports go to a file and the lab tells them in one line each.
             const char *tmp = std::getenv("TMPDIR");
             std::string path = std::string(tmp && *tmp ? tmp : "/tmp") + "/synclab-oclgrind-XXXXXX";
             const int fd = mkstemp(path.data());
             if (fd >= 0) {
                 close(fd);
                 oclgrind_log = path;
+                own_log_ = true;
                 setenv("OCLGRIND_LOG", path.c_str(), 1);
+                ours.push_back("OCLGRIND_LOG");
             }
         }
     }
-    context = cl::Context(d.device);
+    try {
+        context = cl::Context(d.device);
+    } catch (...) {
+        for (const auto &name : ours) unsetenv(name.c_str());
+        if (own_log_) unlink(oclgrind_log.c_str());
+        throw;
+    }
+    for (const auto &name : ours) unsetenv(name.c_str());
     queue = cl::CommandQueue(context, d.device, CL_QUEUE_PROFILING_ENABLE);
 }
 
 Env::~Env() {
-    if (!oclgrind_log.empty()) {
+    if (own_log_) {
         std::error_code ec;
         fs::remove(oclgrind_log, ec);
     }
 }
 
-int Env::report_oclgrind(std::ostream &os) const {
-    if (oclgrind_log.empty()) return 0;
-    std::ifstream in(oclgrind_log);
-    std::stringstream text;
-    text << in.rdbuf();
-    const auto found = distinct(parse_oclgrind_log(text.str()));
-    if (found.empty()) {
-        os << "Oclgrind: no data race, barrier divergence, out-of-bounds or uninitialised access "
-              "reported\n";
-        return 0;
+std::string Env::new_oclgrind_log() {
+    if (oclgrind_log.empty()) return "";
+    queue.finish();
+    // O_NONBLOCK and the check for a regular file: a FIFO or a terminal is never waited on.
+    const int fd = open(oclgrind_log.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return "";
+    struct stat st {};
+    std::string text;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+        const auto size = static_cast<std::uint64_t>(st.st_size);
+        if (size < log_read_) log_read_ = 0;  // the caller's file was started again
+        const std::uint64_t limit = std::min(size, kMaxOclgrindLog);
+        const std::uint64_t want = limit > log_read_ ? limit - log_read_ : 0;
+        text.resize(want);
+        std::size_t got = 0;
+        while (got < want) {
+            const ssize_t n = pread(fd, text.data() + got, want - got,
+                                    static_cast<off_t>(log_read_ + got));
+            if (n <= 0) break;
+            got += static_cast<std::size_t>(n);
+        }
+        text.resize(got);
+        // Only whole lines: a report still being written is read next time.
+        const auto end = text.rfind('\n');
+        text.resize(end == std::string::npos ? 0 : end + 1);
+        log_read_ += text.size();
     }
-    os << "Oclgrind reported " << found.size() << " distinct problem(s):\n";
-    for (const auto &f : found)
-        os << "  " << f.friendly() << (f.count > 1 ? " [" + std::to_string(f.count) + " reports]" : "")
-           << "\n";
-    os << "(set OCLGRIND_LOG=FILE to keep Oclgrind's full reports)\n";
-    return static_cast<int>(found.size());
+    close(fd);
+    return text;
 }
 
 }  // namespace synclab

@@ -112,6 +112,40 @@ std::string OclgrindFinding::friendly() const {
     return s.str();
 }
 
+std::string OclgrindFinding::message() const {
+    std::string s = friendly();
+    if (headline.rfind("Write-write", 0) == 0)
+        s += " (when every work-item writes the same place, let one of them write it, e.g. "
+             "if (id == 0))";
+    if (count > 1) s += " [" + std::to_string(count) + " reports]";
+    return s;
+}
+
+std::string OclgrindFinding::where() const {
+    if (file.empty() || !line) return "";
+    int at = line;
+    if (kind == "data-race" && entities.size() == 2 && entities[0].line && entities[1].line)
+        at = entities[1].access != "reads" && entities[0].access == "reads" ? entities[0].line
+                                                                             : entities[1].line;
+    return file + ":" + std::to_string(at);
+}
+
+int OclgrindFinding::priority() const {
+    static const char *order[] = {"data-race", "barrier-divergence", "out-of-bounds",
+                                  "uninitialized"};
+    for (int i = 0; i < 4; ++i)
+        if (kind == order[i]) return i;
+    return 4;
+}
+
+bool OclgrindFinding::fails() const { return priority() < 4; }
+
+int oclgrind_suppressed_after(const std::string &log) {
+    static const std::regex cap(R"(Oclgrind: (\d+) errors generated - suppressing)");
+    std::smatch m;
+    return std::regex_search(log, m, cap) ? std::stoi(m[1]) : 0;
+}
+
 std::vector<OclgrindFinding> distinct(const std::vector<OclgrindFinding> &all) {
     std::vector<OclgrindFinding> out;
     for (const auto &f : all) {

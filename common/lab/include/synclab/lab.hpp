@@ -12,6 +12,7 @@
 #include "synclab/errors.hpp"
 #include "synclab/kernels.hpp"
 #include "synclab/measure.hpp"
+#include "synclab/oclgrind.hpp"
 #include "synclab/options.hpp"
 #include "synclab/reference.hpp"
 #include "synclab/timing.hpp"
@@ -35,7 +36,8 @@ public:
     std::uint64_t seed;
 
     cl::Program program(const std::string &options = "") const;
-    // Variants selected by --variant ("all" = every variant and demonstration).
+    // Variants selected by --variant: one name, several separated by commas ("a,b"), or "all"
+    // (every variant and demonstration). An unknown name is a UsageError listing the valid ones.
     std::vector<std::string> selected_variants() const;
     bool is_demonstration(const std::string &variant) const;
     // The first kernel the declaration names for a variant.
@@ -43,8 +45,14 @@ public:
     // "labNN_topic on PLATFORM / DEVICE: <what>, seed N", the first line of every lab.
     void banner(const std::string &what) const;
     // Records every verdict (--verdict) and returns the exit code: 1 when a variant the student
-    // must get right is wrong, or a demonstration asked for alone is.
-    int exit_code(const std::vector<Verdict> &verdicts) const;
+    // must get right is wrong, or a demonstration asked for alone is. On Oclgrind, the findings
+    // its log gained since the last look fail the variants whose kernels they name (every
+    // variant here that lists the kernel; every variant here when none does): each is printed,
+    // recorded as a `finding`, and makes its variant wrong.
+    int exit_code(const std::vector<Verdict> &verdicts);
+    // run_lab's last step: on Oclgrind, findings after exit_code() (variant "-") fail the run,
+    // and a run with none says so. Returns the exit code.
+    int finish(int rc);
     // Records a variant that this device cannot run, with why.
     void skipped(const std::string &variant, const std::string &why) const;
     LocalPoison &poison();  // made on first use
@@ -60,6 +68,14 @@ public:
     bool has_csv() const { return !opt.csv.empty(); }
 
 private:
+    std::vector<OclgrindFinding> new_oclgrind_findings();
+    void attribute_oclgrind_findings(std::vector<Verdict> &verdicts);
+    void locate_kernel_file();
+    std::string kernel_display_;  // the kernel file as its #line directive names it
+    std::string kernel_shown_;    // ... and as findings name it: never an absolute path
+    bool kernel_located_ = false;
+    int oclgrind_findings_ = 0;   // told so far
+    int oclgrind_suppressed_ = 0; // Oclgrind stopped reporting after this many errors
     std::unique_ptr<LocalPoison> poison_;
     std::unique_ptr<std::ostream> csv_file_;
     std::ostream *csv_stream();

@@ -4,8 +4,11 @@
 //   synclab-verdict 1
 //   seed <n>
 //   variant <name> <verified|wrong|skipped> <detail>
+//   finding <variant> <kind> <file:line or -> <one-line message>   (Oclgrind's, on Oclgrind)
 //   result <exit code> <kind> <file:line or -> <one-line message>
-// kind: verified, wrong, compile-error, usage, unsupported, crash, timeout, error.
+// result kind: verified, wrong, compile-error, usage, unsupported, crash, timeout, error.
+// finding kind: data-race, barrier-divergence, out-of-bounds, uninitialized; variant "-" when
+// no variant ran the kernel. Every finding comes before the result.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -20,7 +23,9 @@ struct VariantVerdict {
 };
 
 struct FindingRecord {
-    std::string variant, kind, where, message;
+    std::string variant, kind;
+    std::string where;    // "file:line", "" when none
+    std::string message;  // the whole line a student is told
 };
 
 struct VerdictRecord {
@@ -39,6 +44,8 @@ namespace verdict {
 bool open(const std::string &path);
 void seed(std::uint64_t seed);
 void variant(const std::string &name, const std::string &state, const std::string &detail);
+void finding(const std::string &variant, const std::string &kind, const std::string &where,
+             const std::string &message);
 // The last record. Async-signal-safe enough for the watchdog: one write of a prepared line.
 void result(int exit_code, const std::string &kind, const std::string &where,
             const std::string &message);

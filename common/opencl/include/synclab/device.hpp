@@ -1,6 +1,7 @@
 // For everything that uses OpenCL (labs, grader, tests): device choice and listing, the context
 // and profiling queue.
 #pragma once
+#include <cstdint>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -47,16 +48,25 @@ struct Env {
     DeviceInfo info;
     cl::Context context;
     cl::CommandQueue queue;
-    // On Oclgrind, where its reports go when the user did not choose (OCLGRIND_LOG): a
-    // temporary file that report_oclgrind() reads back. Empty otherwise.
+    // On Oclgrind, the file its reports go to: the caller's OCLGRIND_LOG, else a private
+    // temporary file removed with the Env. Empty on other devices.
     std::string oclgrind_log;
-    explicit Env(const DeviceInfo &d);
+    // On Oclgrind, its race, uniform-write and uninitialised-value checks are turned on, except
+    // those named in `oclgrind_off` ("uninitialized": OCLGRIND_UNINITIALIZED=0); a check the
+    // environment already sets keeps the environment's setting.
+    explicit Env(const DeviceInfo &d, const std::vector<std::string> &oclgrind_off = {});
     ~Env();
     Env(const Env &) = delete;
     Env &operator=(const Env &) = delete;
-    // Prints one line per distinct Oclgrind finding so far (nothing on other devices);
-    // returns how many distinct findings there were.
-    int report_oclgrind(std::ostream &os) const;
+    // What Oclgrind wrote to its log since the last call, after the queue has finished; empty
+    // on other devices, and when the log is no regular file (OCLGRIND_LOG=/dev/stderr), which
+    // is never opened. At most kMaxOclgrindLog bytes are read in all.
+    std::string new_oclgrind_log();
+    static constexpr std::uint64_t kMaxOclgrindLog = 64u << 20;
+
+private:
+    bool own_log_ = false;
+    std::uint64_t log_read_ = 0;
 };
 
 }  // namespace synclab

@@ -23,9 +23,23 @@ struct OclgrindFinding {
     int count = 1;                  // reports folded into this one by distinct()
     // One line for a student: what, which kernel, file:line, and the likely fix.
     std::string friendly() const;
+    // friendly(), the hint for every work-item writing one place, and "[N reports]": the whole
+    // line a student is told.
+    std::string message() const;
+    // "file:line" of the line the message names first (the reader of a race); "" when none.
+    std::string where() const;
+    // A data race, barrier divergence, out-of-bounds or uninitialised access: a wrong kernel.
+    bool fails() const;
+    // In that order (0 to 3; 4 for the rest): a race often shows up as an uninitialised read
+    // too, and the race is the one to tell.
+    int priority() const;
 };
 
 std::vector<OclgrindFinding> parse_oclgrind_log(const std::string &log);
+
+// N when Oclgrind stopped reporting after N errors ("Oclgrind: N errors generated -
+// suppressing further errors"), else 0.
+int oclgrind_suppressed_after(const std::string &log);
 
 // One finding per (kind, kernel, lines), counting the rest: 256 work-items racing on the
 // same two lines are one mistake.
