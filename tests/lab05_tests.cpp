@@ -117,6 +117,7 @@ TEST_CASE("lab05 bad input exits 2 with one line naming the cause and the fix") 
         {{"--variant", "fast"}, "unknown --variant 'fast'"},
         {{"--groups", "4"}, "give the number of work-items with -n"},
         {{"-k", "many"}, "see --help"},
+        {{"--exact"}, "leave out --exact"},
     };
     for (const auto &[args, says] : cases) test::check_usage_error(kLab, args, says);
 }
