@@ -155,6 +155,22 @@ TEST_CASE("--exact: whole-number inputs, every group's sum compared exactly") {
     CHECK(r.out.find("0/3 trials wrong, 0/15 group partials wrong") != std::string::npos);
 }
 
+TEST_CASE("a tree that hard-codes 256 work-items is right up to 256 and wrong past it") {
+    const std::string dir = test::fixture("hardcoded_wg_01");
+    for (const char *wg : {"1", "64", "256"})
+        CHECK(run_lab(kLab, {"--kernels", dir, "--variant", "sync", "--exact", "--wg", wg,
+                             "--groups", "3"}).exit_code == 0);
+    for (const char *wg : {"512", "1024"}) {
+        const auto r = run_lab(kLab, {"--kernels", dir, "--variant", "sync", "--exact", "--wg", wg,
+                                      "--groups", "3"});
+        CAPTURE(r.out);
+        CHECK(r.exit_code == 1);
+        CHECK(r.out.find("1/1 trials wrong, 3/3 group partials wrong") != std::string::npos);
+        CHECK(run_lab(kLab, {"--kernels", test::source("solutions"), "--variant", "sync", "--exact",
+                             "--wg", wg, "--groups", "3"}).exit_code == 0);
+    }
+}
+
 TEST_CASE("--csv writes one row per variant") {
     const auto csv = fs::temp_directory_path() / ("synclab-lab01-" + std::to_string(getpid()) + ".csv");
     const auto r = run_lab(kLab, {"--kernels", test::source("solutions"), "--csv", csv.string(),

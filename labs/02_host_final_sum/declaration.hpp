@@ -10,9 +10,11 @@ inline const synclab::Declaration kLab{
                    "work-group and the host adds them.",
     .variants = {{.name = "host", .kernels = {"dotPartials"}, .todo = true}},
     // --exact: whole numbers, every partial and the total compared exactly. A large n in a part-
-    // filled last group, n = 1, and n below the group size.
+    // filled last group, n = 1, n below the group size, and groups from the smallest (1) to 1024.
     .grading = {{"--exact", "-n", "1000003", "--trials", "2"},
                 {"--exact", "-n", "1", "--wg", "64"},
-                {"--exact", "-n", "50", "--wg", "64"}},
+                {"--exact", "-n", "50", "--wg", "64"},
+                {"--exact", "-n", "4099", "--wg", "1"},
+                {"--exact", "-n", "5003", "--wg", "1024"}},
     .race_check = {"-n", "1000", "--wg", "64"},
 };
