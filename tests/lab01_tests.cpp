@@ -5,6 +5,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <unistd.h>
 
 #include "support.hpp"
@@ -136,9 +137,38 @@ TEST_CASE("--help shows the shared options with their defaults and exits 0") {
     const auto r = run_lab(kLab, {"--help"});
     CHECK(r.exit_code == 0);
     for (const char *opt : {"--device", "--list-devices", "--kernels", "--size", "--wg", "--groups",
-                            "--trials", "--seed", "--variant", "--csv", "(default: 300)",
+                            "--trials", "--seed", "--variant", "--csv", "(default: 300)", "--exact",
                             "the lab's own", "one work-group, as in the lecture"})
         CHECK(r.out.find(opt) != std::string::npos);
+}
+
+TEST_CASE("--exact: whole-number inputs, every group's sum compared exactly") {
+    const auto r = run_lab(kLab, {"--kernels", test::source("solutions"), "--exact", "--groups",
+                                  "5", "--trials", "3", "--seed", "4"});
+    CAPTURE(r.out);
+    CHECK(r.exit_code == 0);
+    std::smatch m;
+    REQUIRE(std::regex_search(r.out, m, std::regex(R"(reduceWithSync  device +(\d+)\.0000  host +(\d+)\.0000  verified)")));
+    CHECK(m[1] == m[2]);
+    CHECK(std::stoi(m[1]) >= 256);  // 256 products of whole numbers 1..3
+    CHECK(std::stoi(m[1]) <= 9 * 256);
+    CHECK(r.out.find("0/3 trials wrong, 0/15 group partials wrong") != std::string::npos);
+}
+
+TEST_CASE("a tree that hard-codes 256 work-items is right up to 256 and wrong past it") {
+    const std::string dir = test::fixture("hardcoded_wg_01");
+    for (const char *wg : {"1", "64", "256"})
+        CHECK(run_lab(kLab, {"--kernels", dir, "--variant", "sync", "--exact", "--wg", wg,
+                             "--groups", "3"}).exit_code == 0);
+    for (const char *wg : {"512", "1024"}) {
+        const auto r = run_lab(kLab, {"--kernels", dir, "--variant", "sync", "--exact", "--wg", wg,
+                                      "--groups", "3"});
+        CAPTURE(r.out);
+        CHECK(r.exit_code == 1);
+        CHECK(r.out.find("1/1 trials wrong, 3/3 group partials wrong") != std::string::npos);
+        CHECK(run_lab(kLab, {"--kernels", test::source("solutions"), "--variant", "sync", "--exact",
+                             "--wg", wg, "--groups", "3"}).exit_code == 0);
+    }
 }
 
 TEST_CASE("--csv writes one row per variant") {

@@ -72,6 +72,37 @@ TEST_CASE("lab02 a missing tail guard is caught where n leaves the last group pa
     }
 }
 
+TEST_CASE("lab02 a tree shortened to n elements drops some when n is below the group size") {
+    const std::string dir = test::fixture("short_vector_02");
+    for (const auto &d : test::dynamic_devices()) {
+        CAPTURE(d.name);
+        // Every n at or above the group size is right, as every grading size used to be.
+        for (const char *n : {"1000", "1000003", "64"})
+            CHECK(run_lab(kLab02, {"--device", d.spec(), "--kernels", dir, "-n", n, "--wg", "64",
+                                   "--exact"}).exit_code == 0);
+        auto r = run_lab(kLab02, {"--device", d.spec(), "--kernels", dir, "-n", "50", "--wg", "64",
+                                  "--exact"});
+        CAPTURE(r.out);
+        CHECK(r.exit_code == 1);
+        CHECK(r.out.find("1/1 partial sums WRONG") != std::string::npos);
+        r = run_lab(kLab02, {"--device", d.spec(), "--kernels", test::source("solutions"), "-n",
+                             "50", "--wg", "64", "--exact"});
+        CHECK(r.exit_code == 0);
+    }
+}
+
+TEST_CASE("lab02 --exact compares whole-number sums exactly: the total is a whole number") {
+    const auto r = run_lab(kLab02, {"--kernels", test::source("solutions"), "-n", "1000003",
+                                    "--exact", "--seed", "5"});
+    CAPTURE(r.out);
+    CHECK(r.exit_code == 0);
+    std::smatch m;
+    REQUIRE(std::regex_search(r.out, m, std::regex(R"(host reference (\d+)\.0000  verified)")));
+    // 1000003 products of whole numbers 1..3: between 1000003 and 9 times that.
+    CHECK(std::stod(m[1]) >= 1000003);
+    CHECK(std::stod(m[1]) <= 9000027);
+}
+
 TEST_CASE("lab02 a missing barrier in the tree loop is caught and the solution is clean") {
     for (const auto &d : test::dynamic_devices()) {
         CAPTURE(d.name);

@@ -89,6 +89,31 @@ TEST_CASE("lab03 a missing tail guard in reducePartials is caught on every devic
     }
 }
 
+TEST_CASE("lab03 --exact catches one dropped product that the float tolerance hides") {
+    const std::string dir = test::fixture("dot_drops_last_03");
+    for (const std::string seed : {"1", "2", "3"}) {  // one U(0,1) product in about 0.8 of slack
+        CAPTURE(seed);
+        CHECK(run_lab(kLab03, {"--kernels", dir, "--variant", "device", "-n", "1000003", "--wg",
+                               "64", "--seed", seed}).exit_code == 0);
+    }
+    for (const auto &d : test::dynamic_devices()) {
+        CAPTURE(d.name);
+        // Every group's sum of every pass is checked: the first wrong one is named.
+        auto r = run_lab(kLab03, {"--device", d.spec(), "--kernels", dir, "--variant", "device",
+                                  "-n", "1000003", "--wg", "64", "--exact"});
+        CAPTURE(r.out);
+        CHECK(r.exit_code == 1);
+        CHECK(r.out.find("first: pass 1 (dotPartials) group 15625:") != std::string::npos);
+        r = run_lab(kLab03, {"--device", d.spec(), "--kernels", test::source("solutions"),
+                             "--variant", "device", "-n", "1000003", "--wg", "64", "--exact"});
+        CHECK(r.exit_code == 0);
+    }
+    // A wrong later pass is named as such: no tail guard in reducePartials.
+    const auto r = run_lab(kLab03, {"--kernels", test::fixture("no_tail_guard"), "--variant",
+                                    "device", "-n", "1000003", "--wg", "64", "--exact"});
+    CHECK(r.out.find("first: pass 2 (reducePartials) group 244: nan") != std::string::npos);
+}
+
 TEST_CASE("lab03 compares itself with the host final sum and sweeps n with --csv") {
     const auto csv = fs::temp_directory_path() / ("synclab-lab03-" + std::to_string(getpid()) + ".csv");
     const auto r = run_lab(kLab03, {"--kernels", test::source("solutions"), "-n", "20000",
@@ -128,6 +153,7 @@ TEST_CASE("lab03 bad input exits 2 with one line naming the cause and the fix") 
         {{"-n", "5000000000"}, "use -n"},
         {{"--variant", "gpu"}, "use one of device|host|all"},
         {{"--kernels", "/no/such/folder"}, "/no/such/folder/03_multikernel_reduce.cl"},
+        {{"--exact", "-n", "2000000"}, "use -n 1864135 or less, or leave out --exact"},
     };
     for (const auto &[args, says] : cases) test::check_usage_error(kLab03, args, says);
 }

@@ -143,6 +143,27 @@ TEST_CASE("lab04 prints each variant's median time and the ratio to reduceBarrie
     CHECK(r.out.find("\nbarrier,") != std::string::npos);
 }
 
+TEST_CASE("lab04 a finish that hard-codes 32 is right at --simd 32 only") {
+    for (const auto &d : test::dynamic_devices()) {
+        CAPTURE(d.name);
+        auto args = [&](const std::string &folder, const std::string &simd) {
+            return std::vector<std::string>{"--device", d.spec(), "--kernels", folder, "--variant",
+                                            "barrier", "--exact", "--groups", "4", "--trials", "2",
+                                            "--wg", "128", "--simd", simd};
+        };
+        const std::string bad = test::fixture("hardcoded_simd_04");
+        CHECK(run_lab(kLab, args(bad, "32")).exit_code == 0);
+        for (const std::string simd : {"8", "64"}) {
+            CAPTURE(simd);
+            const auto r = run_lab(kLab, args(bad, simd));
+            CAPTURE(r.out);
+            CHECK(r.exit_code == 1);
+            CHECK(r.out.find("2/2 trials wrong, 8/8 group partials wrong") != std::string::npos);
+            CHECK(run_lab(kLab, args(test::source("solutions"), simd)).exit_code == 0);
+        }
+    }
+}
+
 TEST_CASE("lab04 bad input exits 2 with one line naming the cause and the fix") {
     check_usage_error({"--simd", "3"}, "--simd 32");
     check_usage_error({"--simd", "512", "--wg", "256"}, "no larger than the work-group");

@@ -106,6 +106,30 @@ TEST_CASE("lab05 a wrong branch is caught with exit 1 while the solution passes"
     CHECK(e.exit_code == 0);
 }
 
+TEST_CASE("lab05 a hard-coded 32, 64 or local id is right at the defaults and wrong elsewhere") {
+    // fixture -> a --simd/--wg pair where it is wrong (every one is right at the defaults).
+    const std::vector<std::pair<std::string, std::vector<std::string>>> cases{
+        {"hardcoded_simd_05", {"--simd", "8", "--wg", "64"}},
+        {"local_id_05", {"--simd", "32", "--wg", "32"}},
+        {"hardcoded_wg_05", {"--simd", "64", "--wg", "128"}},
+    };
+    for (const auto &d : test::dynamic_devices())
+        for (const auto &[fixture, where] : cases) {
+            CAPTURE(d.name);
+            CAPTURE(fixture);
+            const std::vector<std::string> at{"--device", d.spec(), "--kernels", test::fixture(fixture)};
+            CHECK(run_lab(kLab, small(at)).exit_code == 0);
+            auto args = at;
+            args.insert(args.end(), where.begin(), where.end());
+            const auto r = run_lab(kLab, small(args));
+            CAPTURE(r.out);
+            CHECK(r.exit_code == 1);
+            CHECK(r.out.find("WRONG") != std::string::npos);
+            args[3] = test::source("solutions");
+            CHECK(run_lab(kLab, small(args)).exit_code == 0);
+        }
+}
+
 TEST_CASE("lab05 bad input exits 2 with one line naming the cause and the fix") {
     const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
         {{"-k", "0"}, "use -k 1 to 32"},
@@ -117,6 +141,7 @@ TEST_CASE("lab05 bad input exits 2 with one line naming the cause and the fix") 
         {{"--variant", "fast"}, "unknown --variant 'fast'"},
         {{"--groups", "4"}, "give the number of work-items with -n"},
         {{"-k", "many"}, "see --help"},
+        {{"--exact"}, "leave out --exact"},
     };
     for (const auto &[args, says] : cases) test::check_usage_error(kLab, args, says);
 }

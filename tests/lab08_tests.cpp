@@ -189,6 +189,42 @@ TEST_CASE("lab08 a rung that drops elements is WRONG with its value and exit 1")
     fs::remove_all(dir);
 }
 
+TEST_CASE("lab08 --exact: a v7 without its tail passes with U(0,1) floats and is WRONG exactly") {
+    const std::string dir = test::fixture("v7_no_tail_08");
+    for (const std::string seed : {"1", "2", "3"}) {  // three missing floats hide in the tolerance
+        CAPTURE(seed);
+        CHECK(test::run_lab(kLab, {"--kernels", dir, "--variant", "v7", "-n", "1000003",
+                                   "--trials", "1", "--seed", seed}).exit_code == 0);
+    }
+    for (const std::string n : {"1", "50", "1000003"}) {  // n % 4 != 0: a tail to drop
+        const auto r = test::run_lab(kLab, {"--kernels", dir, "--exact", "-n", n, "--wg", "64",
+                                            "--trials", "1"});
+        CAPTURE(n);
+        CAPTURE(r.out);
+        CHECK(r.exit_code == 1);
+        CHECK(rung_row(r.out, "v7").find("tolerance 0); first wrong: pass 1 group 0:") !=
+              std::string::npos);
+        for (const char *rung : {"v1", "v2", "v3", "v4", "v5", "v6"}) CHECK(ends_with(rung_row(r.out, rung), "verified"));
+    }
+    // Every group's sum is checked, not only the total: with 1000 = 250 float4s there is no tail.
+    const auto r = test::run_lab(kLab, {"--kernels", dir, "--exact", "-n", "1000", "--trials", "1"});
+    CHECK(r.exit_code == 0);
+}
+
+TEST_CASE("lab08 --exact checks every group's sum of every pass, on every device") {
+    for (const auto &d : test::dynamic_devices())
+        for (const std::string layout : {"blocked", "interleaved"}) {
+            const auto r = test::run_lab(kLab, {"--device", d.spec(), "--kernels",
+                                                test::source("solutions"), "--exact", "-n", "70001",
+                                                "--wg", "16", "--groups", "7", "--layout", layout,
+                                                "--trials", "2"});
+            CAPTURE(d.name);
+            CAPTURE(r.out);
+            CHECK(r.exit_code == 0);
+            for (const char *rung : kRungNames) CHECK(ends_with(rung_row(r.out, rung), "verified"));
+        }
+}
+
 TEST_CASE("lab08 bad input exits 2 with one line naming the fix") {
     const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
         {{"--wg", "100"}, "not a power of two"},
@@ -196,6 +232,7 @@ TEST_CASE("lab08 bad input exits 2 with one line naming the fix") {
         {{"-n", "4294967296"}, "or less"},
         {{"--per-cu", "0"}, "--per-cu"},
         {{"--variant", "v8"}, "unknown --variant 'v8'"},
+        {{"--exact", "-n", "9000003"}, "use -n 5592405 or less, or leave out --exact"},
     };
     for (const auto &[args, says] : cases) {
         auto a = args;

@@ -34,7 +34,7 @@ static int run(Lab &lab) {
     std::vector<Verdict> verdicts;
     for (auto &[variant, kernel] : kernels) {
         const DotTrials r = run_dot_trials(lab.env, kernel, lab.poison(), groups, wg, trials,
-                                           lab.rng);
+                                           lab.rng, o.exact);
         verdicts.push_back({variant, r.clean(), r.summary(lab.kernel_name(variant))});
         std::printf("%-15s device %12.4f  host %12.4f  %s\n", lab.kernel_name(variant).c_str(),
                     r.first_device, r.first_host,

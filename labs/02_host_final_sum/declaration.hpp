@@ -9,6 +9,12 @@ inline const synclab::Declaration kLab{
     .description = "Scalar product of any length: dotPartials leaves one partial sum per "
                    "work-group and the host adds them.",
     .variants = {{.name = "host", .kernels = {"dotPartials"}, .todo = true}},
-    .grading = {{"-n", "1000003", "--trials", "2"}, {"-n", "1000", "--wg", "64", "--trials", "2"}},
+    // --exact: whole numbers, every partial and the total compared exactly. A large n in a part-
+    // filled last group, n = 1, n below the group size, and groups from the smallest (1) to 1024.
+    .grading = {{"--exact", "-n", "1000003", "--trials", "2"},
+                {"--exact", "-n", "1", "--wg", "64"},
+                {"--exact", "-n", "50", "--wg", "64"},
+                {"--exact", "-n", "4099", "--wg", "1"},
+                {"--exact", "-n", "5003", "--wg", "1024"}},
     .race_check = {"-n", "1000", "--wg", "64"},
 };

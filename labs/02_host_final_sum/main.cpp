@@ -51,7 +51,7 @@ static int run(Lab &lab) {
                " group(s) of " + std::to_string(wg) + ", " + std::to_string(trials) + " trial(s)");
 
     // One small untimed run first: a device may finish compiling at its first launch.
-    DotProblem warm = make_dot_problem(lab.env, wg, wg, lab.rng);
+    DotProblem warm = make_dot_problem(lab.env, wg, wg, lab.rng, o.exact);
     host_final_sum(lab.env, kernel, lab.poison(), warm, 1);
 
     Csv csv = lab.csv({"n", "groups", "wg", "trials", "transfer_ms", "kernel_ms", "host_sum_ms",
@@ -65,7 +65,7 @@ static int run(Lab &lab) {
     bool all_ok = true;
     std::string detail;
     for (const std::size_t size : sizes) {
-        DotProblem p = make_dot_problem(lab.env, size, wg, lab.rng);
+        DotProblem p = make_dot_problem(lab.env, size, wg, lab.rng, o.exact);
         const HostFinalSum r = host_final_sum(lab.env, kernel, lab.poison(), p, trials);
         if (!r.ok() && all_ok)
             detail = "dotPartials at n = " + std::to_string(size) + ": " +

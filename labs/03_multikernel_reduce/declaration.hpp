@@ -10,7 +10,14 @@ inline const synclab::Declaration kLab{
                    "until one value is left), against lab 02's host final sum.",
     .variants = {{.name = "device", .kernels = {"dotPartials", "reducePartials"}, .todo = true},
                  {.name = "host", .kernels = {"dotPartials"}, .graded = false}},
-    .grading = {{"-n", "1000003", "--wg", "64", "--trials", "2"}, {"-n", "3000017", "--wg", "16"}},
+    // --exact: whole numbers, every group's sum of every pass compared exactly. Four passes none
+    // of which fills its last group, n = 1, n below the group size, and groups from the smallest
+    // (2: twelve passes) to 1024.
+    .grading = {{"--exact", "-n", "1000003", "--wg", "64", "--trials", "2"},
+                {"--exact", "-n", "1"},
+                {"--exact", "-n", "50", "--wg", "64"},
+                {"--exact", "-n", "3001", "--wg", "2"},
+                {"--exact", "-n", "300007", "--wg", "1024"}},
     // Three passes over small groups: a race in either kernel shows in one launch on Oclgrind.
     .race_check = {"-n", "1000", "--wg", "16"},
 };

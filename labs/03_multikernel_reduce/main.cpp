@@ -23,12 +23,13 @@ static int run(Lab &lab) {
     check_launch(reduce, lab.env.info.device, wg, wg * sizeof(float));
     const std::size_t n = o.n ? o.n : std::size_t(1) << 24;
     check_dot_size(lab.env.info, n, wg);
+    if (o.exact) check_exact_fits(n, kExactMost * kExactMost, "-n", n);
 
     lab.banner("n = " + std::to_string(n) + ", work-groups of " + std::to_string(wg) + ", " +
                std::to_string(trials) + " trial(s)");
 
-    // A small untimed run first: a device may finish compiling at its first launch.
-    DotProblem warm = make_dot_problem(lab.env, wg * wg + 1, wg, lab.rng);
+    // A small untimed run first, both kernels: a device may finish compiling at its first launch.
+    DotProblem warm = make_dot_problem(lab.env, 2 * wg + 1, wg, lab.rng, o.exact);
     measure(lab, dot, reduce, warm, 1, device, host);
 
     Csv csv = lab.csv({"n", "wg", "trials", "launches", "multikernel_ms", "host_final_sum_ms",
@@ -43,11 +44,12 @@ static int run(Lab &lab) {
     bool device_ok = true, host_ok = true;
     std::string device_detail = "multi-kernel verified", host_detail = "host final sum verified";
     for (const std::size_t size : sizes) {
-        DotProblem p = make_dot_problem(lab.env, size, wg, lab.rng);
+        DotProblem p = make_dot_problem(lab.env, size, wg, lab.rng, o.exact);
         const Row row = measure(lab, dot, reduce, p, trials, device, host);
         if (!row.device_ok && device_ok)
-            device_detail = "reducePartials (multi-kernel) at n = " + std::to_string(size) + ": " +
-                            std::to_string(row.device.wrong_trials) + " trial(s) wrong";
+            device_detail = "multi-kernel at n = " + std::to_string(size) + ": " +
+                            std::to_string(row.device.wrong_trials) + " trial(s) wrong" +
+                            (row.device.first_wrong.empty() ? "" : "; " + row.device.first_wrong);
         if (!row.host_ok && host_ok)
             host_detail = "dotPartials (host final sum) at n = " + std::to_string(size) + ": " +
                           std::to_string(row.host.wrong_partials) + " partial sum(s) wrong";

@@ -11,6 +11,33 @@ double MultiKernel::kernels_ms() const {
     return t;
 }
 
+// --exact: every group's sum in every pass, against the host's, exactly. Pass 1's groups add
+// their slices of a.b; each later group adds its slice of the previous pass's sums (the host's,
+// so that only the first wrong pass is blamed). Returns the first wrong one, or "".
+static std::string check_every_group(Env &env, const DotProblem &p, const std::vector<cl::Buffer> &outs,
+                                     const std::vector<std::pair<std::size_t, std::size_t>> &shape) {
+    std::vector<double> want;
+    for (const Sum &s : p.slice) want.push_back(s.value);
+    for (std::size_t k = 0; k < outs.size(); ++k) {
+        const auto [count, groups] = shape[k];
+        if (k > 0) {  // group g of this pass adds want[g*wg .. min(count, (g+1)*wg))
+            std::vector<double> next(groups, 0.0);
+            for (std::size_t i = 0; i < count; ++i) next[i / p.wg] += want[i];
+            want = next;
+        }
+        std::vector<float> got(groups);
+        env.queue.enqueueReadBuffer(outs[k], CL_TRUE, 0, groups * sizeof(float), got.data());
+        for (std::size_t g = 0; g < groups; ++g) {
+            if (got[g] == want[g]) continue;
+            char s[160];
+            std::snprintf(s, sizeof s, "pass %zu (%s) group %zu: %.9g, want %.9g (exact)", k + 1,
+                          k ? "reducePartials" : "dotPartials", g, got[g], want[g]);
+            return s;
+        }
+    }
+    return "";
+}
+
 // One trial: pass 1 leaves p.groups partials, then reducePartials until one value is left.
 static void reduce_on_device(Lab &lab, cl::Kernel &dot, cl::Kernel &reduce, const DotProblem &p,
                              MultiKernel &r) {
@@ -19,6 +46,7 @@ static void reduce_on_device(Lab &lab, cl::Kernel &dot, cl::Kernel &reduce, cons
     std::size_t count = p.n, groups = p.groups;
     // One buffer per pass, padded with NaN to whole groups: a missing tail guard shows.
     cl::Buffer out = nan_buffer(env, groups * wg);
+    std::vector<cl::Buffer> outs{out};
     std::vector<cl::Event> events{launch_dot_partials(env, dot, lab.poison(), p, out)};
     std::vector<std::pair<std::size_t, std::size_t>> shape{{count, groups}};
     // Each launch ends before the next begins (in-order queue): that is the global barrier.
@@ -27,6 +55,7 @@ static void reduce_on_device(Lab &lab, cl::Kernel &dot, cl::Kernel &reduce, cons
         groups = groups_for(count, wg);
         cl::Buffer in = out;
         out = nan_buffer(env, groups * wg);
+        outs.push_back(out);
         lab.poison().fill(env.queue, groups, wg, wg * sizeof(float));
         reduce.setArg(0, in);
         reduce.setArg(1, out);
@@ -46,8 +75,12 @@ static void reduce_on_device(Lab &lab, cl::Kernel &dot, cl::Kernel &reduce, cons
     r.read_ms.push_back(event_ms(read));
     // Every pass adds log2(wg) levels of float sums on top of the first.
     const std::size_t levels = static_cast<std::size_t>(std::log2(static_cast<double>(wg)));
-    if (!close(r.value, p.total.value, tolerance(p.n, p.total.abs_sum, levels)))
+    const double tol = p.exact ? 0 : tolerance(p.n, p.total.abs_sum, levels);
+    const std::string wrong = p.exact ? check_every_group(env, p, outs, shape) : "";
+    if (!close(r.value, p.total.value, tol) || !wrong.empty()) {
         ++r.wrong_trials;
+        if (r.first_wrong.empty()) r.first_wrong = wrong;
+    }
 }
 
 Row measure(Lab &lab, cl::Kernel &dot, cl::Kernel &reduce, DotProblem &p, int trials, bool device,
@@ -79,8 +112,9 @@ void print_details(const DotProblem &p, const Row &row, bool device, bool host) 
                     d.total_ms(), d.passes.size(), d.value, p.total.value,
                     row.device_ok ? "verified" : "WRONG");
         if (!row.device_ok)
-            std::printf("multi-kernel: %d/%zu trial(s) WRONG\n", d.wrong_trials,
-                        d.passes.front().ms.size());
+            std::printf("multi-kernel: %d/%zu trial(s) WRONG%s%s\n", d.wrong_trials,
+                        d.passes.front().ms.size(), d.first_wrong.empty() ? "" : "; first: ",
+                        d.first_wrong.c_str());
     }
     if (host) {
         const HostFinalSum &h = row.host;

@@ -18,6 +18,9 @@ struct MultiKernel {
     std::vector<double> read_ms;
     float value = 0;
     int wrong_trials = 0;
+    // With --exact, every group's sum of every pass is checked: the first wrong one, e.g.
+    // "pass 2 (reducePartials) group 3: 41, want 45".
+    std::string first_wrong;
     double kernels_ms() const;
     double total_ms() const { return kernels_ms() + median(read_ms); }
 };

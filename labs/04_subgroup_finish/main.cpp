@@ -65,7 +65,7 @@ static int run(Lab &lab) {
     std::vector<std::pair<std::string, double>> times;  // right answers only
     for (auto &[variant, kernel] : kernels) {
         const DotTrials r = run_dot_trials(lab.env, kernel, lab.poison(), groups, wg, trials,
-                                           lab.rng);
+                                           lab.rng, o.exact);
         const double ms = median(r.kernel_ms);
         verdicts.push_back({variant, r.clean(), r.summary(lab.kernel_name(variant))});
         if (r.clean()) times.emplace_back(variant, ms);

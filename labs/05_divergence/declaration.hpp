@@ -12,7 +12,15 @@ inline const synclab::Declaration kLab{
                  {.name = "kway", .kernels = {"kWay", "kWayUniform"}, .todo = true},
                  {.name = "expensive", .kernels = {"oneExpensive", "oneExpensiveUniform"},
                   .todo = true}},
-    .grading = {{"-n", "8192", "--iters", "64"}, {"-n", "4096", "--iters", "32", "-k", "5"}},
+    // --simd from 1 to 64 and work-groups that hold an odd number of its blocks (down to one
+    // work-item): neither may be hard-coded, nor the local id used for the global one. The
+    // group larger than the default comes first: a kernel that hard-codes 64 then reads and
+    // writes within its buffers and is wrong, before smaller groups would send it past them.
+    .grading = {{"-n", "8192", "--iters", "64"},
+                {"-n", "3072", "--iters", "4", "-k", "7", "--simd", "64", "--wg", "192"},
+                {"-n", "4104", "--iters", "16", "-k", "5", "--simd", "8", "--wg", "24"},
+                {"-n", "2048", "--iters", "8", "-k", "32", "--simd", "32", "--wg", "32"},
+                {"-n", "1000", "--iters", "4", "-k", "3", "--simd", "1", "--wg", "1"}},
     // Each work-item may touch only in[i] and out[i]: Oclgrind checks every index.
     .race_check = {"-n", "64", "--wg", "32", "--iters", "2", "-k", "3"},
     .options =

@@ -16,6 +16,9 @@ static Params params(const Lab &lab) {
     Params p{x["ways"].as<int>(), x["iters"].as<int>(), x["simd"].as<int>()};
     // Oclgrind interprets every instruction: keep its default run to seconds.
     if (lab.env.info.is_oclgrind() && !x.count("iters")) p.iters = 16;
+    if (lab.opt.exact)
+        throw UsageError("--exact is for the labs that add numbers; lab 05 turns points, checked "
+                         "within a tolerance: leave out --exact");
     if (p.k < 1 || p.k > kOps)
         throw UsageError("-k " + std::to_string(p.k) + " is out of range: use -k 1 to 32 (the "
                          "kernels' switch has 32 cases)");

@@ -18,8 +18,15 @@ inline const synclab::Declaration kLab{
                  {.name = "v5", .kernels = {"reduce_v5_unrolled"}, .todo = true},
                  {.name = "v6", .kernels = {"reduce_v6_grid_stride"}, .todo = true},
                  {.name = "v7", .kernels = {"reduce_v7_float4"}, .todo = true}},
-    // An odd n that no work-group size divides, then a small one with a small group.
-    .grading = {{"-n", "1000003", "--trials", "1"}, {"-n", "1000", "--wg", "64", "--trials", "1"}},
+    // --exact: whole numbers, every group's sum of every pass compared exactly. A large n with
+    // n % 4 = 3 and n % (2 wg) != 0, n = 1, n below the group size with n % 4 = 2, and groups
+    // from the smallest (2) to 1024 with v6/v7's other layout and group count.
+    .grading = {{"--exact", "-n", "1000003", "--trials", "1"},
+                {"--exact", "-n", "1", "--wg", "64", "--trials", "1"},
+                {"--exact", "-n", "50", "--wg", "64", "--trials", "1"},
+                {"--exact", "-n", "4099", "--wg", "2", "--trials", "1"},
+                {"--exact", "-n", "70001", "--wg", "1024", "--groups", "5", "--layout",
+                 "interleaved", "--trials", "1"}},
     // n % 4 = 1: v7 has a tail to read (a whole float4 read there is 12 bytes past the end); small
     // groups, so every rung makes two or more passes.
     .race_check = {"-n", "1001", "--wg", "16", "--groups", "4"},

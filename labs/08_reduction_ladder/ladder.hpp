@@ -30,20 +30,29 @@ struct Pass {
 std::vector<Pass> plan(const Rung &r, std::size_t n, std::size_t wg, std::size_t groups,
                        bool blocked);
 
+// Group g's sum in a pass, as the host adds it (in double): which inputs each group takes
+// follows the rung's contract in kernels/08_reduction_ladder.cl.
+std::vector<double> group_sums(const Rung &r, const Pass &p, std::size_t wg,
+                               const std::vector<double> &in);
+
 // What every rung shares: the launch shape, the input on the device and its sum in double.
 struct Ladder {
     std::size_t n = 0, wg = 0, groups = 0;
     bool blocked = false;
     int trials = 1;
+    // --exact: whole-number input, and every group's sum of every pass compared exactly.
+    bool exact = false;
     double want = 0, abs_sum = 0;
-    cl::Buffer x, part[2];  // the input; partial sums, in and out by turns
-    // Sums hx on the host, copies it to x and makes the partial-sum buffers.
+    std::vector<double> host;  // with exact: the input, for every group's sum
+    cl::Buffer x;
+    // Sums hx on the host and copies it to x.
     void load(Env &env, const std::vector<float> &hx);
 };
 
 struct Outcome {
     float value = NAN;
     double ms = 0;  // first pass's start to last pass's end
+    std::string wrong_group;  // with exact: the first wrong group sum, e.g. "pass 1 group 0: ..."
 };
 
 // One rung measured: a warm-up and l.trials timed runs, each checked; stops at the first wrong.

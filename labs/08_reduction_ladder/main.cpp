@@ -22,6 +22,8 @@ static int run(Lab &lab) {
     l.n = o.n ? o.n : dev.is_oclgrind() ? 4096 : std::size_t(1) << 26;
     require_fits(dev, "-n", l.n, 1, sizeof(float));
     l.trials = lab.trials_or(5);
+    l.exact = o.exact;
+    if (l.exact) check_exact_fits(l.n, kExactMost, "-n", l.n);
     const std::size_t per_cu = o.extra["per-cu"].as<std::size_t>();
     if (per_cu < 1) throw UsageError("--per-cu must be at least 1");
     // --groups 0, like no --groups: per_cu groups on every compute unit.
@@ -58,7 +60,7 @@ static int run(Lab &lab) {
                             : "unrolled tree with barriers (no sub-groups here)",
                 l.groups, layout);
 
-    const std::vector<float> hx = uniform(l.n, lab.rng);
+    const std::vector<float> hx = inputs(l.n, l.exact, lab.rng);
     l.load(lab.env, hx);
 
     // The bound, measured: read n floats and write n floats.

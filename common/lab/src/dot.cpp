@@ -21,7 +21,7 @@ std::string DotTrials::summary(const std::string &kernel) const {
 }
 
 DotTrials run_dot_trials(Env &env, cl::Kernel &kernel, LocalPoison &poison, std::size_t groups,
-                         std::size_t wg, int trials, std::mt19937_64 &rng) {
+                         std::size_t wg, int trials, std::mt19937_64 &rng, bool exact) {
     const std::size_t n = groups * wg;
     cl::Buffer a(env.context, CL_MEM_READ_ONLY, n * sizeof(float));
     cl::Buffer b(env.context, CL_MEM_READ_ONLY, n * sizeof(float));
@@ -36,7 +36,7 @@ DotTrials run_dot_trials(Env &env, cl::Kernel &kernel, LocalPoison &poison, std:
     std::vector<float> partial(groups);
     std::vector<Sum> want(groups);
     for (int t = 0; t < trials; ++t) {
-        const auto ha = uniform(n, rng), hb = uniform(n, rng);
+        const auto ha = inputs(n, exact, rng), hb = inputs(n, exact, rng);
         env.queue.enqueueWriteBuffer(a, CL_FALSE, 0, n * sizeof(float), ha.data());
         env.queue.enqueueWriteBuffer(b, CL_FALSE, 0, n * sizeof(float), hb.data());
         // A group must not find the previous launch's sums still in its local memory.
@@ -48,7 +48,7 @@ DotTrials run_dot_trials(Env &env, cl::Kernel &kernel, LocalPoison &poison, std:
                                        nullptr, &ev);
         env.queue.enqueueReadBuffer(dot, CL_TRUE, 0, groups * sizeof(float), partial.data());
         for (std::size_t g = 0; g < groups; ++g) want[g] = dot_ref(ha, hb, g * wg, wg);
-        const PartialCheck check = check_partials(partial, want, wg);
+        const PartialCheck check = check_partials(partial, want, wg, exact);
         ++r.trials;
         if (check.wrong) ++r.wrong_trials;
         r.wrong_groups += check.wrong;

@@ -30,14 +30,16 @@ void check_dot_size(const DeviceInfo &dev, std::size_t n, std::size_t wg) {
                          std::to_string(max_alloc / sizeof(float) / wg * wg) + " or less");
 }
 
-DotProblem make_dot_problem(Env &env, std::size_t n, std::size_t wg, std::mt19937_64 &rng) {
+DotProblem make_dot_problem(Env &env, std::size_t n, std::size_t wg, std::mt19937_64 &rng,
+                            bool exact) {
     DotProblem p;
     p.n = n;
     p.wg = wg;
+    p.exact = exact;
     p.groups = groups_for(n, wg);
     const std::size_t padded = p.groups * wg;
-    p.a = uniform(n, rng);
-    p.b = uniform(n, rng);
+    p.a = inputs(n, exact, rng);
+    p.b = inputs(n, exact, rng);
     p.a.resize(padded, kNaN);
     p.b.resize(padded, kNaN);
     p.slice.resize(p.groups);
@@ -100,7 +102,7 @@ HostFinalSum host_final_sum(Env &env, cl::Kernel &kernel, LocalPoison &poison, D
 
         ++r.trials;
         r.value = sum;
-        const PartialCheck check = check_partials(got, p.slice, p.wg);
+        const PartialCheck check = check_partials(got, p.slice, p.wg, p.exact);
         if (check.wrong) {
             if (!r.wrong_trials) {
                 r.first_wrong = check.first_wrong;
@@ -110,7 +112,8 @@ HostFinalSum host_final_sum(Env &env, cl::Kernel &kernel, LocalPoison &poison, D
             ++r.wrong_trials;
             r.wrong_partials += check.wrong;
         }
-        r.total_ok = r.total_ok && close(sum, p.total.value, tolerance(p.n, p.total.abs_sum));
+        const double tol = p.exact ? 0 : tolerance(p.n, p.total.abs_sum);
+        r.total_ok = r.total_ok && close(sum, p.total.value, tol);
     }
     r.upload_ms = median(up);
     r.kernel_ms = median(run);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "synclab/errors.hpp"
 #include "synclab/kernels.hpp"
 
 namespace synclab {
@@ -13,6 +14,26 @@ std::vector<float> uniform(std::size_t n, std::mt19937_64 &rng) {
     std::vector<float> v(n);
     for (auto &x : v) x = u(rng);
     return v;
+}
+
+std::vector<float> whole_numbers(std::size_t n, std::mt19937_64 &rng) {
+    std::uniform_int_distribution<int> d(1, kExactMost);
+    std::vector<float> v(n);
+    for (auto &x : v) x = static_cast<float>(d(rng));
+    return v;
+}
+
+std::vector<float> inputs(std::size_t n, bool exact, std::mt19937_64 &rng) {
+    return exact ? whole_numbers(n, rng) : uniform(n, rng);
+}
+
+void check_exact_fits(std::size_t terms, double most, const std::string &option, std::size_t value) {
+    constexpr double kExactLimit = 16777216.0;  // 2^24: above it floats skip whole numbers
+    if (static_cast<double>(terms) * most < kExactLimit) return;
+    const auto largest = static_cast<std::size_t>((kExactLimit - 1) / most);
+    throw UsageError("--exact with " + option + " " + std::to_string(value) + ": the sum could reach "
+                     "2^24, where float skips whole numbers: use " + option + " " +
+                     std::to_string(largest * value / terms) + " or less, or leave out --exact");
 }
 
 Sum dot_ref(const std::vector<float> &a, const std::vector<float> &b, std::size_t first,
@@ -37,11 +58,11 @@ double tolerance(std::size_t n, double abs_sum, std::size_t serial) {
 bool close(double got, double want, double tol) { return std::fabs(got - want) <= tol; }
 
 PartialCheck check_partials(const std::vector<float> &got, const std::vector<Sum> &want,
-                            std::size_t n_each) {
+                            std::size_t n_each, bool exact) {
     PartialCheck c;
     for (std::size_t g = 0; g < want.size(); ++g) {
-        if (g < got.size() && close(got[g], want[g].value, tolerance(n_each, want[g].abs_sum)))
-            continue;
+        const double tol = exact ? 0 : tolerance(n_each, want[g].abs_sum);
+        if (g < got.size() && close(got[g], want[g].value, tol)) continue;
         if (!c.wrong) c.first_wrong = g;
         ++c.wrong;
     }

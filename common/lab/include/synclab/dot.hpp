@@ -25,9 +25,10 @@ struct DotTrials {
 // Throws UsageError naming --groups when groups*wg floats do not fit one buffer on the device.
 void check_dot_groups(const DeviceInfo &dev, std::size_t groups, std::size_t wg);
 
-// Runs `kernel` `trials` times over groups*wg elements with fresh U(0,1) inputs, local memory
-// poisoned before every launch, and checks every group's partial against the host.
+// Runs `kernel` `trials` times over groups*wg elements with fresh inputs (U(0,1), or whole
+// numbers compared exactly when `exact`), local memory poisoned before every launch, and checks
+// every group's partial against the host.
 DotTrials run_dot_trials(Env &env, cl::Kernel &kernel, LocalPoison &poison, std::size_t groups,
-                         std::size_t wg, int trials, std::mt19937_64 &rng);
+                         std::size_t wg, int trials, std::mt19937_64 &rng, bool exact = false);
 
 }  // namespace synclab

@@ -17,6 +17,7 @@ struct Options {
     std::size_t groups = 0;   // --groups (Lab::groups_or: the lab's own default when not given)
     int trials = 1;           // --trials (Lab::trials_or: the lab's own default when not given)
     std::uint64_t seed = 0;   // --seed; 0: fresh every run
+    bool exact = false;       // --exact: whole-number inputs, sums compared exactly (reference.hpp)
     std::string variant;      // --variant; the lab lists its own
     std::string csv;          // --csv FILE ("-" for stdout)
     double timeout = 300;     // --timeout S: a run that takes longer is stopped (0: never)

@@ -20,14 +20,17 @@ void check_dot_size(const DeviceInfo &dev, std::size_t n, std::size_t wg);
 
 // A dot product of n terms with its host references. The vectors are padded with NaN up to a
 // whole number of groups: a kernel that reads past n without a guard gets NaN, never a crash.
+// With `exact` (--exact) the inputs are whole numbers and every sum is compared exactly.
 struct DotProblem {
     std::size_t n = 0, wg = 0, groups = 0;
+    bool exact = false;
     std::vector<float> a, b;  // groups * wg each, NaN past n
     cl::Buffer da, db;
     std::vector<Sum> slice;   // group g's terms: [g*wg, min(n, (g+1)*wg))
     Sum total;
 };
-DotProblem make_dot_problem(Env &env, std::size_t n, std::size_t wg, std::mt19937_64 &rng);
+DotProblem make_dot_problem(Env &env, std::size_t n, std::size_t wg, std::mt19937_64 &rng,
+                            bool exact = false);
 
 // Writes a and b to the device; returns the two writes' time by their events, in ms.
 double upload(Env &env, DotProblem &p);
