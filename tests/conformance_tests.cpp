@@ -354,6 +354,27 @@ TEST_CASE("every fixture is graded by its lab's own declaration as its expect li
     }
 }
 
+TEST_CASE("every handout's grading section lists its lab's grading runs and race check") {
+    const Tree t = project();
+    for (const auto &lab : labs_of(t)) {
+        CAPTURE(lab.executable);
+        const std::string handout = slurp(t.source + "/handouts/" + lab.declaration.dir + ".md");
+        const auto at = handout.find("## How it is graded");
+        REQUIRE(at != std::string::npos);
+        const std::string section = handout.substr(at, handout.find("\n## ", at + 1) - at);
+        auto line = [](const std::vector<std::string> &args) {
+            std::string s;
+            for (const auto &a : args) s += (s.empty() ? "" : " ") + a;
+            return s;
+        };
+        std::string block;
+        for (const auto &args : lab.runs) block += line(args) + "\n";
+        CHECK_MESSAGE(section.find("```\n" + block + "```") != std::string::npos,
+                      "the grading runs, one per line:\n" << block);
+        CHECK(section.find("--device oclgrind " + line(lab.oclgrind) + "`") != std::string::npos);
+    }
+}
+
 TEST_CASE("the README's lab table is the labs' declarations, row for row") {
     const Tree t = project();
     const std::string readme = slurp(t.source + "/README.md");

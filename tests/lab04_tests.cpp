@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <sstream>
 
 #include "support.hpp"
 #include "synclab/dot.hpp"
@@ -57,6 +58,46 @@ bool has_race(const test::OclgrindRun &r, const std::string &kernel, int line) {
 }
 
 }  // namespace
+
+TEST_SUITE("unit") {
+
+// Every stand-in, called with its number of arguments, compiles where there are no sub-groups.
+TEST_CASE("the sub-group stand-ins compile on every device without sub-groups") {
+    std::string calls;
+    std::istringstream options(subgroup_standin_options());
+    int defined = 0;
+    for (std::string opt; options >> opt; ++defined) {
+        REQUIRE(opt.rfind("-D", 0) == 0);
+        const std::string name = opt.substr(2, opt.find('(') - 2);
+        const std::string params = opt.substr(opt.find('(') + 1, opt.find(')') - opt.find('(') - 1);
+        const std::string args = params.empty() ? "" : params == "..." ? "CLK_LOCAL_MEM_FENCE"
+                                 : params.find(',') != std::string::npos ? "v, 1u" : "v";
+        const bool is_void = name == "sub_group_barrier";
+        calls += is_void ? "    " + name + "(" + args + ");\n"
+                 : name == "sub_group_ballot" ? "    y[1] += " + name + "(1).x;\n"
+                                              : "    y[1] += " + name + "(" + args + ");\n";
+    }
+    CHECK(defined >= 30);
+    const std::string source = "__kernel void k(__global float *y)\n{\n    float v = y[0];\n" +
+                               calls + "}\n";
+    for (auto dev : all_devices()) {
+        if (subgroup_support(dev.device).builtins) continue;
+        CAPTURE(dev.name);
+        CAPTURE(source);
+        Env env(dev);
+        cl::Program p(env.context, source);
+        int rc = CL_SUCCESS;
+        try {
+            p.build({dev.device}, subgroup_standin_options().c_str());
+        } catch (const cl::Error &e) {
+            rc = e.err();
+        }
+        CAPTURE(p.getBuildInfo<CL_PROGRAM_BUILD_LOG>(dev.device));
+        CHECK(rc == CL_SUCCESS);
+    }
+}
+
+}  // TEST_SUITE
 
 TEST_SUITE("lab") {
 
@@ -124,9 +165,27 @@ TEST_CASE("lab04 the subgroup variant runs where supported and is skipped with a
             const auto all = run_lab(kLab, on(dev, "solutions", {"--trials", "2"}));
             CHECK(all.exit_code == 0);
             CHECK(all.out.find("sub-groups: none") != std::string::npos);
-            CHECK(all.out.find("reduceSubgroup  skipped: " + sg.why_not) != std::string::npos);
+            CHECK(all.out.find("reduceSubgroup  skipped: not checked on this device (" +
+                               sg.why_not + "): compiles") != std::string::npos);
         }
     }
+}
+
+TEST_CASE("lab04 a syntax error in the sub-group variant alone is a compile error at its line everywhere") {
+    const std::string dir = test::fixture("subgroup_syntax_error");
+    const int line = test::line_of(dir + "/04_subgroup_finish.cl", "wrong: no semicolon");
+    REQUIRE(line > 0);
+    std::vector<std::string> devices;
+    for (const auto &d : test::dynamic_devices()) devices.push_back(d.spec());
+    if (test::have_oclgrind()) devices.push_back("oclgrind");
+    for (const auto &dev : devices)
+        for (const std::string variant : {"barrier", "all"}) {  // graded alone, it still fails
+            CAPTURE(dev);
+            CAPTURE(variant);
+            test::check_usage_error(kLab, {"--device", dev, "--kernels", dir, "--variant", variant,
+                                           "--wg", "64"},
+                                    "04_subgroup_finish.cl:" + std::to_string(line) + ":");
+        }
 }
 
 TEST_CASE("lab04 prints each variant's median time and the ratio to reduceBarrier") {

@@ -225,6 +225,26 @@ TEST_CASE("lab08 --exact checks every group's sum of every pass, on every device
         }
 }
 
+TEST_CASE("lab08 a syntax error in the sub-group finish alone is a compile error at its line everywhere") {
+    const std::string dir = test::fixture("subgroup_syntax_error");
+    const int line = test::line_of(dir + "/08_reduction_ladder.cl", "wrong: no semicolon");
+    REQUIRE(line > 0);
+    std::vector<std::string> devices;
+    for (const auto &d : test::dynamic_devices()) devices.push_back(d.spec());
+    if (test::have_oclgrind()) devices.push_back("oclgrind");
+    for (const auto &dev : devices) {
+        CAPTURE(dev);
+        test::check_usage_error(kLab, {"--device", dev, "--kernels", dir, "--variant", "v1", "-n", "100"},
+                                "08_reduction_ladder.cl:" + std::to_string(line) + ":");
+    }
+    // Where it cannot run, the solution's sub-group finish is said to compile, never verified.
+    const auto r = test::run_lab(kLab, {"--kernels", test::source("solutions"), "-n", "1000",
+                                        "--trials", "1"});
+    CHECK(r.exit_code == 0);
+    if (r.out.find("v5-v7 finish: unrolled tree") != std::string::npos)
+        CHECK(r.out.find("the sub-group finish is not checked on this device (") != std::string::npos);
+}
+
 TEST_CASE("lab08 bad input exits 2 with one line naming the fix") {
     const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
         {{"--wg", "100"}, "not a power of two"},

@@ -141,6 +141,63 @@ TEST_CASE("with several variants in one run each finding fails only the variant 
     CHECK(variant(r.verdict, "barrier")->state == "verified");
 }
 
+TEST_CASE("a variant Oclgrind stopped reporting before is not called clean") {
+    if (!test::have_oclgrind()) return;
+    // The demonstration's races use up OCLGRIND_MAX_ERRORS before sync runs.
+    auto r = run_with_verdict(kLab, {"--device", "oclgrind", "--kernels", test::source("solutions"),
+                                     "--variant", "nosync,sync", "--wg", "64"},
+                              {{"OCLGRIND_MAX_ERRORS", "3"}});
+    CAPTURE(r.process.out);
+    CHECK(r.process.exit_code == 1);
+    REQUIRE(variant(r.verdict, "sync"));
+    CHECK(variant(r.verdict, "sync")->state == "wrong");
+    CHECK(variant(r.verdict, "sync")->detail.find("run --variant sync alone") != std::string::npos);
+    CHECK(r.process.out.find("Oclgrind stopped reporting after 3 errors") != std::string::npos);
+    // Alone, it is checked and clean.
+    r = run_with_verdict(kLab, {"--device", "oclgrind", "--kernels", test::source("solutions"),
+                                "--variant", "sync", "--wg", "64"},
+                         {{"OCLGRIND_MAX_ERRORS", "3"}});
+    CHECK(r.process.exit_code == 0);
+}
+
+TEST_CASE("an early return before a barrier is named at the return") {
+    if (!test::have_oclgrind()) return;
+    char dir[] = "/tmp/synclab-early-return-XXXXXX";
+    REQUIRE(mkdtemp(dir));
+    const std::string file = std::string(dir) + "/01_workgroup_reduce.cl";
+    {
+        std::ofstream out(file);
+        out << "__kernel void reduceWithSync(__global const float *a, __global const float *b,\n"
+               "                             __global float *dot, __local float *scratch)\n"
+               "{\n"
+               "    const int id = get_local_id(0);\n"
+               "    scratch[id] = a[get_global_id(0)] * b[get_global_id(0)];\n"
+               "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+               "    for (int stride = get_local_size(0) / 2; stride > 0; stride >>= 1) {\n"
+               "        if (id >= stride)\n"
+               "            return;\n"
+               "        scratch[id] += scratch[id + stride];\n"
+               "        barrier(CLK_LOCAL_MEM_FENCE);\n"
+               "    }\n"
+               "    if (id == 0)\n"
+               "        dot[get_group_id(0)] = scratch[0];\n"
+               "}\n";
+    }
+    const auto r = run_with_verdict(kLab, {"--device", "oclgrind", "--kernels", dir, "--variant",
+                                           "sync", "--wg", "16"});
+    std::remove(file.c_str());
+    rmdir(dir);
+    CAPTURE(r.process.out);
+    CHECK(r.process.exit_code == 1);
+    REQUIRE_FALSE(r.verdict.findings.empty());
+    const auto &f = r.verdict.findings[0];
+    CHECK(f.kind == "barrier-divergence");
+    // Outside the working folder the file is named alone, never by the absolute path.
+    CHECK(f.where == "01_workgroup_reduce.cl:9");
+    CHECK(f.message.find("work-items that return at 01_workgroup_reduce.cl:9 never reach the "
+                         "barrier at line 11") != std::string::npos);
+}
+
 TEST_CASE("the lab turns Oclgrind's checks on itself, and the caller's own setting wins") {
     if (!test::have_oclgrind()) return;
     // Every work-item writes the same value to dot[0]: a race only with OCLGRIND_UNIFORM_WRITES.

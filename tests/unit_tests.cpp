@@ -295,4 +295,230 @@ TEST_CASE("Oclgrind's log is read into findings each told in one friendly line")
                              "\tKernel: k\n\tAt line 3 of f.cl:\n")[0].kind == "out-of-bounds");
 }
 
+// Captured from real runs of lab 01 on Oclgrind 21.10 (OCLGRIND_LOG), the early return's
+// kernel folder renamed kernels/; kCappedLog ran with OCLGRIND_MAX_ERRORS=3.
+static const char *kEarlyReturnLog =
+    "\n"
+    "Work-group divergence detected (barrier)\n"
+    "\tKernel:     reduceWithSync\n"
+    "\tWork-group: (0,0,0)\n"
+    "\tOnly 4 out of 8 work-items executed barrier\n"
+    "\t  tail call spir_func void @_Z7barrierj(i32 noundef 1) #5, !dbg !58\n"
+    "\tAt line 13 (column 9) of kernels/01_workgroup_reduce.cl:\n"
+    "\t  scratch[id] += scratch[id + stride];\n"
+    "\t\n"
+    "\n"
+    "Work-group divergence detected (barrier)\n"
+    "\tKernel:     reduceWithSync\n"
+    "\tWork-group: (0,0,0)\n"
+    "\tOnly 2 out of 8 work-items executed barrier\n"
+    "\t  tail call spir_func void @_Z7barrierj(i32 noundef 1) #5, !dbg !58\n"
+    "\tAt line 13 (column 9) of kernels/01_workgroup_reduce.cl:\n"
+    "\t  scratch[id] += scratch[id + stride];\n"
+    "\t\n"
+    "\n"
+    "Work-group divergence detected (barrier)\n"
+    "\tKernel:     reduceWithSync\n"
+    "\tWork-group: (0,0,0)\n"
+    "\tOnly 1 out of 8 work-items executed barrier\n"
+    "\t  tail call spir_func void @_Z7barrierj(i32 noundef 1) #5, !dbg !58\n"
+    "\tAt line 13 (column 9) of kernels/01_workgroup_reduce.cl:\n"
+    "\t  scratch[id] += scratch[id + stride];\n"
+    "\t\n";
+static const char *kEarlyReturnSource =
+    "// An early return: the work-items that have nothing left to add leave the kernel.\n"
+    "__kernel void reduceWithSync(__global const float *a, __global const float *b,\n"
+    "                             __global float *dot, __local float *scratch)\n"
+    "{\n"
+    "    const int id = get_local_id(0);\n"
+    "    const int i = get_global_id(0);\n"
+    "    scratch[id] = a[i] * b[i];\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    for (int stride = get_local_size(0) / 2; stride > 0; stride >>= 1) {\n"
+    "        if (id >= stride)\n"
+    "            return;\n"
+    "        scratch[id] += scratch[id + stride];\n"
+    "        barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    }\n"
+    "    if (id == 0)\n"
+    "        dot[get_group_id(0)] = scratch[0];\n"
+    "}\n";
+static const char *kCappedLog =
+    "\n"
+    "Uninitialized value written to local memory address 0x1000000000000\n"
+    "\tKernel: reduceWithSync\n"
+    "\tEntity: Global(0,0,0) Local(0,0,0) Group(0,0,0)\n"
+    "\t  store float %add16, float addrspace(3)* %arrayidx6, align 4, !dbg !59, !tbaa !35\n"
+    "\tAt line 10 (column 25) of tests/fixtures/submissions/missing_first_barrier/01_workgroup_reduce.cl:\n"
+    "\t  if (id < stride)\n"
+    "\t\n"
+    "\n"
+    "Uninitialized value written to local memory address 0x1000000000004\n"
+    "\tKernel: reduceWithSync\n"
+    "\tEntity: Global(1,0,0) Local(1,0,0) Group(0,0,0)\n"
+    "\t  store float %add16, float addrspace(3)* %arrayidx6, align 4, !dbg !59, !tbaa !35\n"
+    "\tAt line 10 (column 25) of tests/fixtures/submissions/missing_first_barrier/01_workgroup_reduce.cl:\n"
+    "\t  if (id < stride)\n"
+    "\t\n"
+    "\n"
+    "Uninitialized value written to local memory address 0x1000000000008\n"
+    "\tKernel: reduceWithSync\n"
+    "\tEntity: Global(2,0,0) Local(2,0,0) Group(0,0,0)\n"
+    "\t  store float %add16, float addrspace(3)* %arrayidx6, align 4, !dbg !59, !tbaa !35\n"
+    "\tAt line 10 (column 25) of tests/fixtures/submissions/missing_first_barrier/01_workgroup_reduce.cl:\n"
+    "\t  if (id < stride)\n"
+    "\t\n"
+    "\n"
+    "Oclgrind: 3 errors generated - suppressing further errors\n"
+    "\n";
+static const char *kSameValueWritesLog =
+    "\n"
+    "Write-write data race at global memory address 0x3000000000000\n"
+    "\tKernel: reduceWithSync\n"
+    "\t\n"
+    "\tFirst entity:  Global(1,0,0) Local(1,0,0) Group(0,0,0)\n"
+    "\t  store float %2, float addrspace(1)* %arrayidx17, align 4, !dbg !53, !tbaa !34\n"
+    "\tAt line 15 (column 26) of tests/fixtures/submissions/all_items_write/01_workgroup_reduce.cl:\n"
+    "\t  }\n"
+    "\t\n"
+    "\tSecond entity: Global(0,0,0) Local(0,0,0) Group(0,0,0)\n"
+    "\t  store float %2, float addrspace(1)* %arrayidx17, align 4, !dbg !53, !tbaa !34\n"
+    "\tAt line 15 (column 26) of tests/fixtures/submissions/all_items_write/01_workgroup_reduce.cl:\n"
+    "\t  }\n"
+    "\t\n";
+static const char *kUninitializedGlobalLog =
+    "\n"
+    "Uninitialized value written to global memory address 0x3000000000000\n"
+    "\tKernel: reduceWithSync\n"
+    "\tEntity: Global(0,0,0) Local(0,0,0) Group(0,0,0)\n"
+    "\t  store float %5, float addrspace(1)* %arrayidx22, align 4, !dbg !69, !tbaa !35\n"
+    "\tAt line 14 (column 30) of tests/fixtures/submissions/missing_first_barrier/01_workgroup_reduce.cl:\n"
+    "\t  if (id == 0)\n"
+    "\t\n"
+    "\n";
+
+TEST_CASE("an early return before a barrier is named at the return, read from the kernel's source") {
+    auto found = distinct(parse_oclgrind_log(kEarlyReturnLog));
+    REQUIRE(found.size() == 1);
+    OclgrindFinding f = found[0];
+    CHECK(f.kind == "barrier-divergence");
+    CHECK(f.line == 13);
+    // Without the source: the barrier's line, as before.
+    CHECK(f.where() == "kernels/01_workgroup_reduce.cl:13");
+    f.see_source(kEarlyReturnSource);
+    CHECK(f.return_line == 11);
+    CHECK(f.where() == "kernels/01_workgroup_reduce.cl:11");
+    const std::string m = f.message();
+    CHECK(m.find("work-items that return at kernels/01_workgroup_reduce.cl:11 never reach the "
+                 "barrier at line 13 (only 4 of 8 reach it)") != std::string::npos);
+    CHECK(m.find("do not return before a barrier") != std::string::npos);
+    CHECK(m.find("move the barrier out of the if") == std::string::npos);
+    CHECK(m.find("[3 reports]") != std::string::npos);
+
+    // A barrier inside an if, with no return: the barrier's line and "move the barrier".
+    OclgrindFinding in_if = distinct(parse_oclgrind_log(kRaceLog))[1];
+    REQUIRE(in_if.kind == "barrier-divergence");
+    const std::string barrier_in_if =
+        "__kernel void reduceWithSync(__global const float *a, __global const float *b,\n"
+        "                             __global float *dot, __local float *scratch)\n"
+        "{\n"
+        "    const int id = get_local_id(0);  // no return here\n"
+        "    /* nor a return here */\n"
+        "    scratch[id] = a[get_global_id(0)] * b[get_global_id(0)];\n"
+        "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+        "    for (int stride = get_local_size(0) / 2; stride > 0; stride >>= 1) {\n"
+        "        if (id < stride) {\n"
+        "            scratch[id] += scratch[id + stride];\n"
+        "            barrier(CLK_LOCAL_MEM_FENCE);\n"
+        "        }\n";
+    in_if.see_source(barrier_in_if);
+    CHECK(in_if.return_line == 0);
+    CHECK(in_if.message().find("move the barrier out of the if") != std::string::npos);
+    // A return in another kernel, before this one starts, is not this kernel's.
+    OclgrindFinding other = distinct(parse_oclgrind_log(kRaceLog))[1];
+    other.see_source("__kernel void first(__global int *x) {\n  return;\n}\n" +
+                     barrier_in_if.substr(0, barrier_in_if.find("{\n    const")) + "{\n\n\n\n\n\n\n\n\n");
+    CHECK(other.return_line == 0);
+}
+
+TEST_CASE("an uninitialised value stored to local memory points at the missing barrier") {
+    const auto local = distinct(parse_oclgrind_log(kCappedLog));
+    REQUIRE(local.size() == 1);
+    CHECK(local[0].kind == "uninitialized");
+    CHECK(local[0].count == 3);
+    CHECK(local[0].message().find("put barrier(CLK_LOCAL_MEM_FENCE) between the writes and the "
+                                  "reads") != std::string::npos);
+    const auto global = parse_oclgrind_log(kUninitializedGlobalLog);
+    REQUIRE(global.size() == 1);
+    CHECK(global[0].kind == "uninitialized");
+    CHECK(global[0].message().find("write it before reading it") != std::string::npos);
+    CHECK(global[0].message().find("CLK_LOCAL_MEM_FENCE") == std::string::npos);
+}
+
+TEST_CASE("Oclgrind's notice that it stops reporting, and a compiler's output, are never findings") {
+    const auto all = parse_oclgrind_log(kCappedLog);
+    CHECK(all.size() == 3);
+    for (const auto &f : all) {
+        CHECK(f.headline.find("errors generated") == std::string::npos);
+        CHECK(f.fails());
+    }
+    CHECK(oclgrind_suppressed_after(kCappedLog) == 3);
+    CHECK(oclgrind_suppressed_after(kRaceLog) == 0);
+    // Oclgrind's compiler output for a variable named half (a build log, not a report).
+    const char *build_log =
+        "half/01_workgroup_reduce.cl:17:15: error: cannot combine with previous 'int' declaration "
+        "specifier\n"
+        "    const int half = groupSize / 2;\n"
+        "              ^\n"
+        "half/01_workgroup_reduce.cl:17:20: error: expected identifier or '('\n"
+        "    const int half = groupSize / 2;\n"
+        "                   ^\n";
+    CHECK(parse_oclgrind_log(build_log).empty());
+    CHECK(parse_oclgrind_log(std::string(build_log) + kSameValueWritesLog).size() == 1);
+}
+
+TEST_CASE("every work-item writing one place is told to let one of them write it") {
+    const auto f = parse_oclgrind_log(kSameValueWritesLog);
+    REQUIRE(f.size() == 1);
+    CHECK(f[0].kind == "data-race");
+    const std::string m = f[0].message();
+    CHECK(m.find("work-items 0 and 1 both write global memory at "
+                 "tests/fixtures/submissions/all_items_write/01_workgroup_reduce.cl:15") !=
+          std::string::npos);
+    CHECK(m.find("let one of them write it, e.g. if (id == 0)") != std::string::npos);
+    CHECK(m.find("CLK_LOCAL_MEM_FENCE") == std::string::npos);  // no barrier fixes it
+}
+
+TEST_CASE("a variable named half is a compile error whose hint says why") {
+    Env env(select_device(""));
+    const std::string with_half =
+        "__kernel void k(__global int *out) {\n"
+        "  const int n = get_local_size(0);\n"
+        "  const int half = n / 2;\n"
+        "  out[get_global_id(0)] = half;\n"
+        "}\n";
+    try {
+        build_source(env.context, env.info.device, with_half, "half.cl");
+        FAIL("expected BuildError");
+    } catch (const BuildError &e) {
+        const std::string what = e.what();
+        CAPTURE(e.log);
+        CHECK(what.rfind("half.cl:3: error: ", 0) == 0);
+        CHECK(what.find("half is a type name in OpenCL C: rename the variable") != std::string::npos);
+        CHECK(e.first_error.find("half is a type name") != std::string::npos);
+    }
+    // Renamed, it builds; and an error elsewhere gets no such hint.
+    std::string renamed = with_half;
+    for (std::size_t at = 0; (at = renamed.find("half", at)) != std::string::npos; at += 8)
+        renamed.replace(at, 4, "halfSize");
+    CHECK_NOTHROW(build_source(env.context, env.info.device, renamed, "renamed.cl"));
+    try {
+        build_source(env.context, env.info.device, "__kernel void k() {\n  int x = ;\n}\n",
+                     "other.cl");
+        FAIL("expected BuildError");
+    } catch (const BuildError &e) {
+        CHECK(std::string(e.what()).find("half") == std::string::npos);
+    }
+}
+
 }  // TEST_SUITE

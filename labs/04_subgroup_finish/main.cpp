@@ -6,7 +6,7 @@
 #include "declaration.hpp"
 #include "synclab/dot.hpp"
 #include "synclab/lab.hpp"
-#include "synclab/subgroups.hpp"
+#include "synclab/subgroup_part.hpp"
 #include "synclab/workgroup.hpp"
 
 using namespace synclab;
@@ -27,23 +27,24 @@ static int run(Lab &lab) {
     check_dot_groups(dev, groups, wg);
 
     const std::string define = "-D SUBGROUP_SIZE=" + std::to_string(width);
-    const SubgroupSupport sg = subgroup_support(dev.device);
     std::vector<std::pair<std::string, cl::Kernel>> kernels;
     std::string skipped;  // why reduceSubgroup does not run here
     cl::Program program = lab.program(define);
+    // The sub-group kernel lives in a build of its own, compiled on every device (against
+    // stand-ins where there are no sub-groups) whatever --variant says: a mistake in it is a
+    // compile error everywhere.
+    const SubgroupPart part = build_subgroup_part(lab, define);
+    const SubgroupSupport &sg = part.support;
     for (const auto &variant : lab.selected_variants()) {
-        if (variant == "subgroup" && !sg.builtins) {
-            skipped = sg.why_not;
+        if (variant == "subgroup" && !part.runs) {
+            skipped = part.not_checked();
             if (o.variant == "subgroup")
                 throw Unsupported("--variant subgroup cannot run on " + dev.name + ": " +
-                                 skipped + "; pick a device whose --list-devices row says "
-                                 "subgroups yes (POCL 4 or later)");
+                                 sg.why_not + " (it compiles); pick a device whose "
+                                 "--list-devices row says subgroups yes (POCL 4 or later)");
             continue;
         }
-        // The sub-group kernel lives in a build of its own: other devices never compile it.
-        cl::Program from = variant == "subgroup"
-                               ? lab.program(define + " -D WITH_SUBGROUPS " + sg.build_options)
-                               : program;
+        cl::Program from = variant == "subgroup" ? part.program : program;
         cl::Kernel kernel(from, lab.kernel_name(variant).c_str());
         check_launch(kernel, dev.device, wg, wg * sizeof(float));
         kernels.emplace_back(variant, kernel);

@@ -96,11 +96,18 @@ int Lab::exit_code(const std::vector<Verdict> &given) {
 void Lab::locate_kernel_file() {
     if (kernel_located_) return;
     kernel_located_ = true;
+    std::string path;
     try {
-        kernel_display_ = display_path(find_kernel_file(decl.kernel_file(), opt.kernels));
+        path = find_kernel_file(decl.kernel_file(), opt.kernels);
     } catch (const UsageError &) {
         return;
     }
+    kernel_display_ = display_path(path);
+    std::ifstream in(path, std::ios::binary);
+    kernel_source_.resize(1u << 20);  // far above any kernel file a lab builds
+    in.read(kernel_source_.data(), static_cast<std::streamsize>(kernel_source_.size()));
+    // Still good after the read: a file larger than that, which is left unread.
+    kernel_source_.resize(in ? 0 : static_cast<std::size_t>(in.gcount()));
     // Beside the working folder a path is the student's own; elsewhere (a grader's folders) the
     // file's name alone says it.
     kernel_shown_ = fs::path(kernel_display_).is_absolute() ? decl.kernel_file() : kernel_display_;
@@ -109,11 +116,18 @@ void Lab::locate_kernel_file() {
 std::vector<OclgrindFinding> Lab::new_oclgrind_findings() {
     const std::string log = env.new_oclgrind_log();
     if (log.empty()) return {};
-    oclgrind_suppressed_ = std::max(oclgrind_suppressed_, oclgrind_suppressed_after(log));
+    if (const int n = oclgrind_suppressed_after(log); n && !oclgrind_suppressed_) {
+        oclgrind_suppressed_ = n;
+        std::printf("Oclgrind stopped reporting after %d errors (OCLGRIND_MAX_ERRORS): what came "
+                    "after them was not checked\n", n);
+    }
     locate_kernel_file();
     std::vector<OclgrindFinding> out;
     for (auto &f : distinct(parse_oclgrind_log(log))) {
-        if (!kernel_display_.empty() && f.file == kernel_display_) f.file = kernel_shown_;
+        if (!kernel_display_.empty() && f.file == kernel_display_) {
+            f.see_source(kernel_source_);
+            f.file = kernel_shown_;
+        }
         if (f.fails()) out.push_back(f);
         else std::printf("Oclgrind also said: %s\n", f.message().c_str());
     }

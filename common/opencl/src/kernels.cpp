@@ -91,6 +91,21 @@ struct QuietStderr {
     }
 };
 
+// The hint for a first error whose cause the compiler does not name, from the source line it
+// is on (`line` of the file; the source starts with our #line directive); "" when none.
+static std::string known_cause(const std::string &source, int line) {
+    std::istringstream in(source);
+    std::string text;
+    for (int n = 0; n <= line; ++n)
+        if (!std::getline(in, text)) return "";
+    // A variable named half: "cannot combine with previous 'int' declaration specifier".
+    static const std::regex half_variable(R"(\bhalf\s*([=;,\[\]+*/<>-]|$))"),
+        half_cast(R"(\(\s*half\s*\))");
+    if (std::regex_search(text, half_variable) && !std::regex_search(text, half_cast))
+        return "half is a type name in OpenCL C: rename the variable, e.g. to halfSize";
+    return "";
+}
+
 static cl::Program build(const cl::Context &ctx, const cl::Device &dev, const std::string &source,
                          const std::string &shown, const std::string &options) {
     cl::Program prog(ctx, source);
@@ -125,6 +140,10 @@ static cl::Program build(const cl::Context &ctx, const cl::Device &dev, const st
             if (errors++) continue;
             where = m[1].str() + ":" + m[2].str();
             what = std::regex_replace(m[3].str(), count, "");
+            if (m[1].str() == shown) {
+                const std::string hint = known_cause(source, std::stoi(m[2].str()));
+                if (!hint.empty()) what += " (" + hint + ")";
+            }
         }
         if (!where.empty()) {
             const std::string more =

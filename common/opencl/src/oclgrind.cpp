@@ -26,42 +26,50 @@ std::string trim(std::string s) {
 
 std::vector<OclgrindFinding> parse_oclgrind_log(const std::string &log) {
     static const std::regex at_line(R"(^At line (\d+)(?: \(column \d+\))? of (.*):$)");
-    static const std::regex entity(R"(^(First|Second) entity:\s+Global\((\d+),(\d+),(\d+)\))");
+    static const std::regex entity(
+        R"(^(First|Second) entity:\s+Global\((\d+),(\d+),(\d+)\)(?:.*Group\((\d+),)?)");
     static const std::regex only(R"(^Only (\d+) out of (\d+) work-items)");
+    static const std::regex notice(R"(^(Oclgrind: |\d+ (errors?|warnings?) generated))");
     std::vector<OclgrindFinding> out;
     std::istringstream in(log);
     std::string raw;
-    OclgrindFinding *cur = nullptr;
+    OclgrindFinding cur;
+    bool open = false;  // cur holds a headline
     OclgrindFinding::Entity *ent = nullptr;
+    auto close = [&] {
+        if (open && !cur.kernel.empty()) out.push_back(cur);  // no kernel: no report
+        open = false;
+        ent = nullptr;
+    };
     while (std::getline(in, raw)) {
         if (!raw.empty() && raw.back() == '\r') raw.pop_back();
         const bool indented = !raw.empty() && (raw[0] == '\t' || raw[0] == ' ');
         const std::string line = trim(raw);
         if (line.empty()) continue;
         if (!indented) {  // a report starts with an unindented line
-            OclgrindFinding f;
-            f.headline = line;
-            f.kind = classify(line);
-            out.push_back(f);
-            cur = &out.back();
-            ent = nullptr;
+            close();
+            if (std::regex_search(line, notice)) continue;
+            cur = OclgrindFinding{};
+            cur.headline = line;
+            cur.kind = classify(line);
+            open = true;
             continue;
         }
-        if (!cur) continue;
+        if (!open) continue;
         std::smatch m;
         if (line.rfind("Kernel:", 0) == 0) {
-            cur->kernel = trim(line.substr(7));
+            cur.kernel = trim(line.substr(7));
         } else if (std::regex_search(line, m, entity)) {
-            cur->entities.push_back({std::stoi(m[2]), "", 0});
-            ent = &cur->entities.back();
+            cur.entities.push_back({std::stoi(m[2]), m[5].matched ? std::stoi(m[5]) : 0, "", 0});
+            ent = &cur.entities.back();
         } else if (std::regex_search(line, m, only)) {
-            cur->reached = std::stoi(m[1]);
-            cur->group_size = std::stoi(m[2]);
+            cur.reached = std::stoi(m[1]);
+            cur.group_size = std::stoi(m[2]);
         } else if (std::regex_match(line, m, at_line)) {
             const int n = std::stoi(m[1]);
-            if (cur->file.empty()) cur->file = m[2];
-            if (!cur->line) cur->line = n;
-            cur->lines.push_back(n);
+            if (cur.file.empty()) cur.file = m[2];
+            if (!cur.line) cur.line = n;
+            cur.lines.push_back(n);
             if (ent && !ent->line) ent->line = n;
         } else if (ent && ent->access.empty()) {
             // The LLVM instruction of the access: a load, a store or an atomic.
@@ -70,32 +78,85 @@ std::vector<OclgrindFinding> parse_oclgrind_log(const std::string &log) {
             else if (line.find("atomic") != std::string::npos) ent->access = "updates";
         }
     }
+    close();
     return out;
+}
+
+// The source with comments blanked (line breaks kept), so that words in them are not code.
+static std::string without_comments(const std::string &src) {
+    std::string out = src;
+    for (std::size_t i = 0; i + 1 < out.size(); ++i) {
+        if (out[i] == '/' && out[i + 1] == '/') {
+            for (; i < out.size() && out[i] != '\n'; ++i) out[i] = ' ';
+        } else if (out[i] == '/' && out[i + 1] == '*') {
+            std::size_t j = i;
+            for (; j < out.size() && !(out[j] == '*' && j + 1 < out.size() && out[j + 1] == '/'); ++j)
+                if (out[j] != '\n') out[j] = ' ';
+            for (std::size_t k = j; k < std::min(j + 2, out.size()); ++k) out[k] = ' ';
+            i = j + 1;
+        }
+    }
+    return out;
+}
+
+void OclgrindFinding::see_source(const std::string &source) {
+    if (kind != "barrier-divergence" || !line || kernel.empty()) return;
+    std::istringstream in(without_comments(source));
+    const std::regex start("(__)?kernel\\s+void\\s+" + kernel + "\\b");
+    static const std::regex ret(R"(\breturn\b)");
+    int n = 0, kernel_line = 0, found = 0;
+    for (std::string l; std::getline(in, l) && ++n < line;) {
+        if (std::regex_search(l, start)) {
+            kernel_line = n;
+            found = 0;  // a return of an earlier kernel is not this one's
+        }
+        if (kernel_line && std::regex_search(l, ret)) found = n;  // the last before the barrier
+    }
+    return_line = found;
 }
 
 std::string OclgrindFinding::friendly() const {
     const std::string where = file.empty() ? std::string("an unknown line")
                                            : file + ":" + std::to_string(line);
     const std::string in = kernel.empty() ? "" : " in kernel " + kernel;
+    const bool local = headline.find("local memory") != std::string::npos;
     std::ostringstream s;
     if (kind == "data-race") {
-        const char *space = headline.find("local memory") != std::string::npos ? "local"
+        const char *space = local ? "local"
                             : headline.find("global memory") != std::string::npos ? "global"
                                                                                   : "shared";
+        const char *fence = local ? "CLK_LOCAL_MEM_FENCE" : "CLK_GLOBAL_MEM_FENCE";
         s << "data race" << in << ": ";
         if (entities.size() == 2 && entities[0].line && entities[1].line) {
             // Name the reader first: that is the line the student looks at.
             const Entity *r = &entities[1], *w = &entities[0];
             if (r->access != "reads" && w->access == "reads") std::swap(r, w);
-            s << "work-item " << r->global_id << " " << (r->access.empty() ? "uses" : r->access)
-              << " " << space << " memory at " << file << ":" << r->line << " that work-item "
-              << w->global_id << " " << (w->access.empty() ? "uses" : w->access) << " at line "
-              << w->line << ", with no barrier between them: put barrier(CLK_LOCAL_MEM_FENCE) "
-              << "between the two, where every work-item of the group reaches it";
+            if (r->access == "writes" && w->access == "writes" && r->line == w->line) {
+                s << "work-items " << r->global_id << " and " << w->global_id << " both write "
+                  << space << " memory at " << file << ":" << r->line
+                  << ", the same place, with nothing ordering them";
+            } else {
+                s << "work-item " << r->global_id << " " << (r->access.empty() ? "uses" : r->access)
+                  << " " << space << " memory at " << file << ":" << r->line << " that work-item "
+                  << w->global_id << " " << (w->access.empty() ? "uses" : w->access)
+                  << " at line " << w->line;
+                if (r->group != w->group)
+                    s << ", from another work-group: no barrier orders work-groups, so let each "
+                         "group use its own place (index it by get_group_id(0))";
+                else
+                    s << ", with no barrier between them: put barrier(" << fence
+                      << ") between the two, where every work-item of the group reaches it";
+            }
         } else {
             s << space << " memory accessed by two work-items at " << where
               << " with no barrier between them: add a barrier between the write and the read";
         }
+    } else if (kind == "barrier-divergence" && return_line) {
+        s << "barrier divergence" << in << ": work-items that return at " << file << ":"
+          << return_line << " never reach the barrier at line " << line;
+        if (group_size) s << " (only " << reached << " of " << group_size << " reach it)";
+        s << ": do not return before a barrier; skip the work with an if instead (e.g. if (id < "
+             "stride) { ... }), so every work-item of the group reaches every barrier";
     } else if (kind == "barrier-divergence") {
         s << "barrier divergence" << in << " at " << where;
         if (group_size) s << ": only " << reached << " of " << group_size << " work-items reach it";
@@ -104,6 +165,11 @@ std::string OclgrindFinding::friendly() const {
     } else if (kind == "out-of-bounds") {
         s << "out-of-bounds access" << in << " at " << where
           << ": check the index against the buffer's size (" << headline << ")";
+    } else if (kind == "uninitialized" && local) {
+        s << "uninitialized value" << in << " at " << where
+          << ": what is stored to local memory there was never written, most often because it "
+             "was read from local memory before another work-item wrote it: put "
+             "barrier(CLK_LOCAL_MEM_FENCE) between the writes and the reads";
     } else if (kind == "uninitialized") {
         s << "uninitialized value" << in << " at " << where << ": write it before reading it";
     } else {
@@ -123,7 +189,7 @@ std::string OclgrindFinding::message() const {
 
 std::string OclgrindFinding::where() const {
     if (file.empty() || !line) return "";
-    int at = line;
+    int at = return_line ? return_line : line;
     if (kind == "data-race" && entities.size() == 2 && entities[0].line && entities[1].line)
         at = entities[1].access != "reads" && entities[0].access == "reads" ? entities[0].line
                                                                              : entities[1].line;

@@ -62,8 +62,7 @@ SubgroupSupport subgroup_support(const cl::Device &dev) {
         s.how = "__opencl_c_subgroups (OpenCL C 3.0)";
         s.build_options = "-cl-std=CL3.0";
     } else {
-        s.why_not = "the device offers neither the cl_khr_subgroups extension nor the "
-                    "OpenCL C 3.0 feature __opencl_c_subgroups";
+        s.why_not = "no cl_khr_subgroups, no OpenCL C 3.0 __opencl_c_subgroups";
     }
     cl_uint width = 0;
     if (has_word(ext, "cl_nv_device_attribute_query") &&
@@ -77,6 +76,33 @@ SubgroupSupport subgroup_support(const cl::Device &dev) {
         s.hw_width_from = "CL_DEVICE_WAVEFRONT_WIDTH_AMD";
     }
     return s;
+}
+
+std::string subgroup_standin_options() {
+    // Macros, not functions: a header that declared the built-ins would clash with functions of
+    // the same names, and no device that lacks sub-groups declares them. No spaces inside a
+    // definition: build options are split at spaces.
+    static const char *kIds[] = {"get_sub_group_size()=1u",        "get_max_sub_group_size()=1u",
+                                 "get_num_sub_groups()=1u",        "get_enqueued_num_sub_groups()=1u",
+                                 "get_sub_group_id()=0u",          "get_sub_group_local_id()=0u",
+                                 "sub_group_elect()=1",            "sub_group_ballot(p)=((uint4)(0))",
+                                 "sub_group_barrier(...)=barrier(CLK_LOCAL_MEM_FENCE)"};
+    static const char *kOneValue[] = {"sub_group_all", "sub_group_any", "sub_group_broadcast_first",
+                                      "sub_group_non_uniform_all", "sub_group_non_uniform_any"};
+    static const char *kTwoValues[] = {"sub_group_broadcast", "sub_group_shuffle",
+                                       "sub_group_shuffle_xor", "sub_group_shuffle_up",
+                                       "sub_group_shuffle_down", "sub_group_non_uniform_broadcast"};
+    std::string out;
+    for (const char *d : kIds) out += std::string(" -D") + d;
+    for (const char *f : kOneValue) out += std::string(" -D") + f + "(x)=(x)";
+    for (const char *f : kTwoValues) out += std::string(" -D") + f + "(x,i)=(x)";
+    for (const char *op : {"add", "min", "max"}) {
+        for (const char *kind : {"reduce", "scan_exclusive", "scan_inclusive", "non_uniform_reduce",
+                                 "non_uniform_scan_exclusive", "non_uniform_scan_inclusive"})
+            out += std::string(" -Dsub_group_") + kind + "_" + op + "(x)=(x)";
+        out += std::string(" -Dsub_group_clustered_reduce_") + op + "(x,c)=(x)";
+    }
+    return out.substr(1);
 }
 
 std::size_t kernel_subgroup_size(const cl::Kernel &k, const cl::Device &dev, std::size_t wg) {

@@ -8,6 +8,7 @@ namespace synclab {
 struct OclgrindFinding {
     struct Entity {
         int global_id = 0;
+        int group = 0;       // its work-group (first index)
         std::string access;  // "reads", "writes", "updates" or "" when unknown
         int line = 0;
     };
@@ -21,6 +22,12 @@ struct OclgrindFinding {
     int reached = 0, group_size = 0;  // barrier divergence: work-items that reached it, of all
     std::string headline;           // the report's first line, as Oclgrind wrote it
     int count = 1;                  // reports folded into this one by distinct()
+    // Barrier divergence: the line of a `return` before the barrier in the same kernel, the
+    // likely cause (0: none, or the source was not seen). Set by see_source().
+    int return_line = 0;
+    // Reads in the kernel's source text (the file the report names, as it is on disk) what the
+    // report alone cannot say: an early return that keeps work-items from a barrier.
+    void see_source(const std::string &source);
     // One line for a student: what, which kernel, file:line, and the likely fix.
     std::string friendly() const;
     // friendly(), the hint for every work-item writing one place, and "[N reports]": the whole
@@ -35,6 +42,8 @@ struct OclgrindFinding {
     int priority() const;
 };
 
+// Every report in the log. A report is an unindented headline and indented lines naming its
+// kernel; anything else (Oclgrind's "N errors generated" notice, a compiler's output) is none.
 std::vector<OclgrindFinding> parse_oclgrind_log(const std::string &log);
 
 // N when Oclgrind stopped reporting after N errors ("Oclgrind: N errors generated -

@@ -19,6 +19,12 @@ struct SubgroupSupport {
 
 SubgroupSupport subgroup_support(const cl::Device &dev);
 
+// Build options that stand in for the sub_group_* built-ins of cl_khr_subgroups (and the
+// shuffle, vote, ballot and clustered-reduce ones that extend it), each a plain value of the
+// right kind, so that sub-group code compiles on a device without sub-groups. A compile check
+// only: code built with them computes nothing meaningful and must never run.
+std::string subgroup_standin_options();
+
 // The widest sub-group `k` runs in at local size wg (CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE);
 // 0 where the device or the ICD loader cannot say.
 std::size_t kernel_subgroup_size(const cl::Kernel &k, const cl::Device &dev, std::size_t wg);
