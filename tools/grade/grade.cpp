@@ -105,6 +105,10 @@ std::pair<std::string, std::string> classify(const Run &run, const std::string &
                                " s: a kernel that never finishes (an endless loop, or a barrier "
                                "that not every work-item reaches?)"};
     if (p.signal) return {"crash", "crashed: killed by " + signal_name(p.signal)};
+    // Inside the sandbox the lab is bubblewrap's child, and a signal that kills it comes back
+    // as bubblewrap's exit code 128 + the signal's number.
+    if (!v.finished && p.exited && p.exit_code > 128 && p.exit_code < 128 + 65)
+        return {"crash", "crashed: killed by " + signal_name(p.exit_code - 128)};
     if (!v.finished)
         return {"error", "the lab stopped with " + p.describe() + " and left no verdict"};
     if (p.exited && p.exit_code != v.exit_code)

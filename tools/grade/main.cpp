@@ -245,8 +245,8 @@ barrier-divergence, out-of-bounds, uninitialized, error.
 student, lab order.
 
 Exit codes: 0 every graded lab passed, 1 something failed or was missing, 2 usage error (or a
-gradebook that cannot be written), 128 + the signal's number when interrupted (130 for
-Ctrl-C, 143 for SIGTERM); the gradebook keeps the finished rows.
+gradebook that cannot be written), 128 + the signal's number when interrupted
+(130 for Ctrl-C, 143 for SIGTERM); the gradebook keeps the finished rows.
 
 Examples:
   synclab-grade --kernels kernels --labs 01
