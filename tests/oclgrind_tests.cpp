@@ -3,6 +3,9 @@
 // barrier inside an if).
 #include <doctest/doctest.h>
 
+#include <filesystem>
+namespace fs = std::filesystem;
+
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -183,8 +186,12 @@ TEST_CASE("an early return before a barrier is named at the return") {
                "        dot[get_group_id(0)] = scratch[0];\n"
                "}\n";
     }
+    // From the source tree, which never holds the temporary folder: the file is outside it.
+    const fs::path here = fs::current_path();
+    fs::current_path(test::source("."));
     const auto r = run_with_verdict(kLab, {"--device", "oclgrind", "--kernels", dir, "--variant",
                                            "sync", "--wg", "16"});
+    fs::current_path(here);
     std::remove(file.c_str());
     rmdir(dir);
     CAPTURE(r.process.out);
