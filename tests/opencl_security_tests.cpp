@@ -7,11 +7,14 @@
 #include <filesystem>
 #include <fstream>
 #include <pwd.h>
+#include <sys/stat.h>
 #include <string>
 #include <thread>
 #include <unistd.h>
 
 #include "support.hpp"
+#include "synclab/errors.hpp"
+#include "synclab/kernels.hpp"
 
 namespace fs = std::filesystem;
 
@@ -98,6 +101,58 @@ TEST_CASE("a lab never loads a driver from an ICD folder that someone else made 
                                   {"SYNCLAB_TEST_MARKER", control.string()}});
     CHECK(r.exited);  // exit 2: the planted library is no driver
     CHECK(fs::exists(control));
+}
+
+TEST_CASE("a kernel path that is a FIFO, a device, a folder or empty is named in one line, never waited on") {
+    const TempFolder tmp;
+    const std::string file = "01_workgroup_reduce.cl";
+    struct Case {
+        std::string name, says;
+    };
+    const std::vector<Case> cases{{"fifo", "is a FIFO, not a kernel file: hand in a regular .cl file"},
+                                  {"device", "is a character device, not a kernel file"},
+                                  {"folder", "is a folder, not a kernel file"},
+                                  {"empty", "is empty: hand in the .cl file with its kernels in it"}};
+    for (const auto &c : cases) fs::create_directory(tmp.path / c.name);
+    REQUIRE(mkfifo((tmp.path / "fifo" / file).c_str(), 0600) == 0);
+    fs::create_symlink("/dev/zero", tmp.path / "device" / file);  // endless, if ever read
+    fs::create_directory(tmp.path / "folder" / file);
+    write(tmp.path / "empty" / file, "");
+    for (const auto &c : cases) {
+        CAPTURE(c.name);
+        const std::string path = (tmp.path / c.name / file).string();
+        test::check_usage_error("lab01_workgroup_reduce",
+                                {"--kernels", (tmp.path / c.name).string(), "--timeout", "60"},
+                                path + " " + c.says);
+        // Looked at, never opened: no wait even in-process.
+        CHECK_THROWS_WITH_AS(synclab::find_kernel_file(file, (tmp.path / c.name).string()),
+                             doctest::Contains(c.says.c_str()), synclab::UsageError);
+    }
+    // --kernels naming a file instead of its folder.
+    test::check_usage_error("lab01_workgroup_reduce",
+                            {"--kernels", test::source("solutions/" + file)},
+                            "is a file, not a folder: give the folder that holds " + file);
+    // The regular file beside them is found and runs.
+    fs::create_directory(tmp.path / "good");
+    fs::copy_file(test::source("solutions/" + file), tmp.path / "good" / file);
+    CHECK(synclab::find_kernel_file(file, (tmp.path / "good").string()) ==
+          (tmp.path / "good" / file).string());
+    const auto r = test::run_lab("lab01_workgroup_reduce",
+                                 {"--kernels", (tmp.path / "good").string(), "--variant", "sync"});
+    CHECK(r.exit_code == 0);
+}
+
+TEST_CASE("a --device name that matches several devices is one line listing each, exit 2") {
+    const auto devs = synclab::all_devices();
+    if (devs.size() < 2) {
+        MESSAGE("one device: no name can be ambiguous here");
+        return;
+    }
+    test::check_usage_error("lab01_workgroup_reduce", {"--device", "opencl"},
+                            "--device 'opencl' matches " + std::to_string(devs.size()) + " devices: [" +
+                                devs.front().spec());
+    test::check_usage_error("lab01_workgroup_reduce", {"--variant", "sync"}, "use --device P:D",
+                            {{"SYNCLAB_DEVICE", "opencl"}});
 }
 
 }  // TEST_SUITE

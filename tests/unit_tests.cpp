@@ -521,4 +521,82 @@ TEST_CASE("a variable named half is a compile error whose hint says why") {
     }
 }
 
+TEST_CASE("a device name that matches several devices is refused with every match listed") {
+    const auto devs = all_devices();
+    // Every platform version starts "OpenCL": "opencl" matches every device.
+    if (devs.size() >= 2) {
+        try {
+            select_device("opencl");
+            FAIL("expected UsageError");
+        } catch (const UsageError &e) {
+            const std::string m = e.what();
+            CHECK(m.find("--device 'opencl' matches " + std::to_string(devs.size()) + " devices") == 0);
+            for (const auto &d : devs) CHECK(m.find("[" + d.spec() + " " + d.platform) != std::string::npos);
+            CHECK(m.find("use --device P:D") != std::string::npos);
+        }
+    } else {
+        CHECK(select_device("opencl").spec() == devs.front().spec());
+    }
+    // What names one device still chooses it: an index, Oclgrind, POCL, a whole name.
+    for (const auto &d : devs) CHECK(select_device(d.spec()).spec() == d.spec());
+    if (test::have_oclgrind()) CHECK(select_device("oclgrind").is_oclgrind());
+    int pocl = 0;
+    for (const auto &d : devs) pocl += d.is_pocl();
+    if (pocl == 1) CHECK(select_device("pocl").is_pocl());
+    // A whole device name wins over the devices that only contain it.
+    CHECK(select_device(devs.back().name).name == devs.back().name);
+}
+
+// A kernel that declares `floats` floats of __local memory itself and uses them all.
+static cl::Kernel own_local_kernel(Env &env, std::size_t floats) {
+    const std::string source =
+        "__kernel void own(__global float *out, __local float *scratch) {\n"
+        "  __local float mine[" + std::to_string(floats) + "];\n"
+        "  for (uint i = get_local_id(0); i < " + std::to_string(floats) +
+        "u; i += get_local_size(0)) mine[i] = i;\n"
+        "  scratch[get_local_id(0)] = 1.0f;\n"
+        "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+        "  out[get_global_id(0)] = mine[get_local_id(0)] + mine[" + std::to_string(floats - 1) +
+        "] + scratch[0];\n"
+        "}\n";
+    return cl::Kernel(build_source(env.context, env.info.device, source, "own.cl"), "own");
+}
+
+TEST_CASE("too much local memory is told with the whole count and the fix that works") {
+    Env env(select_device(""));
+    const auto &dev = env.info.device;
+    const cl_ulong local = dev.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
+    // The kernel's own arrays alone are too big: no --wg helps.
+    cl::Kernel big = own_local_kernel(env, local / sizeof(float) + 1024);
+    const cl_ulong big_own = big.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(dev);
+    REQUIRE(big_own > local);
+    try {
+        check_launch(big, dev, 64, 64 * sizeof(float));
+        FAIL("expected UsageError");
+    } catch (const UsageError &e) {
+        const std::string m = e.what();
+        CHECK(m.find("needs " + std::to_string(big_own + 256) + " bytes") != std::string::npos);
+        CHECK(m.find("this device's " + std::to_string(local)) != std::string::npos);
+        CHECK(m.find("make the kernel's own __local arrays smaller") != std::string::npos);
+        CHECK(m.find("use --wg") == std::string::npos);
+    }
+    // Its own arrays leave 2 KiB: 1024 work-items' scratch does not fit, a smaller --wg does.
+    cl::Kernel tight = own_local_kernel(env, (local - 2048) / sizeof(float));
+    const cl_ulong own = tight.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(dev);
+    REQUIRE(own < local);
+    std::size_t fits = 0;
+    for (std::size_t w = 1; w < 1024 && w * sizeof(float) + own <= local; w *= 2) fits = w;
+    REQUIRE(fits > 0);
+    try {
+        check_launch(tight, dev, 1024, 1024 * sizeof(float));
+        FAIL("expected UsageError");
+    } catch (const UsageError &e) {
+        const std::string m = e.what();
+        CHECK(m.find("needs " + std::to_string(own + 4096) + " bytes") != std::string::npos);
+        CHECK(m.find("(4096 for --wg 1024 and " + std::to_string(own)) != std::string::npos);
+        CHECK(m.find("use --wg " + std::to_string(fits) + " or less") != std::string::npos);
+    }
+    CHECK_NOTHROW(check_launch(tight, dev, fits, fits * sizeof(float)));
+}
+
 }  // TEST_SUITE

@@ -212,10 +212,28 @@ DeviceInfo select_device(const std::string &spec_in) {
         for (const auto &d : devs)
             if (d.spec() == spec) return d;
     } else {
+        // Every device the name could mean; one that a field names in full wins over those that
+        // only contain it.
         const std::string want = lower(spec);
-        for (const auto &d : devs)
-            for (const std::string &field : {d.platform, d.name, d.platform_version, d.vendor})
-                if (lower(field).find(want) != std::string::npos) return d;
+        std::vector<const DeviceInfo *> some, whole;
+        for (const auto &d : devs) {
+            bool contains = false, equals = false;
+            for (const std::string &field : {d.platform, d.name, d.platform_version, d.vendor}) {
+                contains |= lower(field).find(want) != std::string::npos;
+                equals |= lower(field) == want;
+            }
+            if (contains) some.push_back(&d);
+            if (equals) whole.push_back(&d);
+        }
+        if (some.size() == 1) return *some.front();
+        if (whole.size() == 1) return *whole.front();
+        if (!some.empty()) {
+            std::ostringstream msg;
+            msg << "--device '" << spec << "' matches " << some.size() << " devices:";
+            for (const auto *d : some) msg << " [" << d->spec() << " " << d->platform << " / " << d->name << "]";
+            msg << ": use --device P:D to choose one";
+            throw UsageError(msg.str());
+        }
     }
     std::ostringstream msg;
     msg << "no device matches '" << spec << "': use --device with one of";

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cerrno>
+#include <cstring>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cstdlib>
 #include <filesystem>
@@ -36,13 +39,39 @@ std::vector<std::string> kernel_search_path(const std::string &dir) {
     return out;
 }
 
+// What a path is when it is no regular file: "a FIFO", "a folder", ...
+static const char *what_it_is(mode_t mode) {
+    if (S_ISFIFO(mode)) return "a FIFO";
+    if (S_ISCHR(mode)) return "a character device";
+    if (S_ISBLK(mode)) return "a block device";
+    if (S_ISDIR(mode)) return "a folder";
+    if (S_ISSOCK(mode)) return "a socket";
+    return "not a regular file";
+}
+
+static UsageError not_a_kernel_file(const std::string &path, mode_t mode) {
+    return UsageError(path + " is " + what_it_is(mode) +
+                      ", not a kernel file: hand in a regular .cl file");
+}
+
 std::string find_kernel_file(const std::string &file, const std::string &dir) {
     std::string tried;
-    std::error_code ec;
     for (const auto &d : kernel_search_path(dir)) {
-        const fs::path p = fs::path(d) / file;
-        if (fs::is_regular_file(p, ec)) return p.lexically_normal().string();
-        tried += (tried.empty() ? "" : ", ") + p.lexically_normal().string();
+        const std::string p = (fs::path(d) / file).lexically_normal().string();
+        // stat, never open: opening a FIFO would wait for a writer.
+        struct stat st {};
+        if (stat(p.c_str(), &st) == 0) {
+            if (!S_ISREG(st.st_mode)) throw not_a_kernel_file(p, st.st_mode);
+            if (st.st_size == 0)
+                throw UsageError(p + " is empty: hand in the .cl file with its kernels in it");
+            return p;
+        }
+        struct stat ds {};
+        if (!dir.empty() && stat(d.c_str(), &ds) == 0 && !S_ISDIR(ds.st_mode))
+            throw UsageError("--kernels " + d + " is " +
+                             (S_ISREG(ds.st_mode) ? std::string("a file") : what_it_is(ds.st_mode)) +
+                             ", not a folder: give the folder that holds " + file);
+        tried += (tried.empty() ? "" : ", ") + p;
     }
     throw UsageError("kernel file " + file + " not found (tried " + tried +
                      "): give the folder with --kernels DIR or SYNCLAB_KERNELS");
@@ -58,16 +87,33 @@ std::string display_path(const std::string &path) {
 }
 
 std::string read_with_line_directive(const std::string &path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw UsageError("cannot read kernel file " + path + ": check its permissions");
-    std::ostringstream text;
-    text << in.rdbuf();
+    // O_NONBLOCK and a check of what was opened: a path swapped for a FIFO after
+    // find_kernel_file() looked is still never waited on.
+    const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) throw UsageError("cannot read kernel file " + path + ": check its permissions");
+    struct stat st {};
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        throw not_a_kernel_file(path, st.st_mode);
+    }
+    std::string text;
+    char buf[65536];
+    for (ssize_t n; (n = read(fd, buf, sizeof buf)) != 0;) {
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            close(fd);
+            throw UsageError("cannot read kernel file " + path + ": " + std::strerror(errno));
+        }
+        text.append(buf, static_cast<std::size_t>(n));
+    }
+    close(fd);
+    if (text.empty()) throw UsageError(path + " is empty: hand in the .cl file with its kernels in it");
     std::string shown;
     for (char c : display_path(path)) {
         if (c == '"' || c == '\\') shown += '\\';
         shown += c;
     }
-    return "#line 1 \"" + shown + "\"\n" + text.str();
+    return "#line 1 \"" + shown + "\"\n" + text;
 }
 
 // POCL's compiler writes "N errors generated." to stderr itself; the build log holds everything,
@@ -176,12 +222,28 @@ void check_launch(const cl::Kernel &k, const cl::Device &dev, std::size_t wg,
                          "maximum of " + std::to_string(max) + " for kernel " +
                          k.getInfo<CL_KERNEL_FUNCTION_NAME>() + ": use --wg " +
                          std::to_string(max) + " or less");
+    // The kernel's own __local arrays (its arguments' are not set yet) plus what the launch
+    // gives it per work-group.
     const cl_ulong local = dev.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
-    const cl_ulong used = k.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(dev);
-    if (local_bytes + used > local)
-        throw UsageError(std::to_string(local_bytes) + " bytes of local memory per work-group " +
-                         "do not fit in the device's " + std::to_string(local) +
-                         ": use a smaller --wg");
+    const cl_ulong own = k.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(dev);
+    const cl_ulong need = local_bytes + own;
+    if (need <= local) return;
+    const std::string name = k.getInfo<CL_KERNEL_FUNCTION_NAME>();
+    std::string parts = std::to_string(local_bytes) + " for --wg " + std::to_string(wg);
+    if (own) parts += " and " + std::to_string(own) + " the kernel declares itself";
+    const std::string says = "kernel " + name + " needs " + std::to_string(need) +
+                             " bytes of local memory per work-group (" + parts +
+                             "), more than this device's " + std::to_string(local) + ": ";
+    // The largest power of two below wg that fits, if the part that grows with wg is the
+    // trouble; the kernel's own arrays do not shrink with --wg.
+    const cl_ulong per_item = wg ? local_bytes / wg : 0;
+    std::size_t fits = 0;
+    if (per_item && own < local)
+        for (std::size_t w = 1; w < wg && w * per_item + own <= local; w *= 2) fits = w;
+    if (fits)
+        throw UsageError(says + "use --wg " + std::to_string(fits) + " or less");
+    throw UsageError(says + "make the kernel's own __local arrays smaller (--wg does not change "
+                            "them), or size them from get_local_size(0) through a __local argument");
 }
 
 }  // namespace synclab

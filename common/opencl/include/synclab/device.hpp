@@ -40,7 +40,8 @@ void list_devices(std::ostream &os);
 
 // SPEC: "P:D" indices or a case-insensitive substring of the platform or device name.
 // Empty: SYNCLAB_DEVICE, else POCL's CPU device, else the first device.
-// No match throws UsageError that lists what exists.
+// No match throws UsageError that lists what exists; a substring that matches several devices
+// (and names none of them in full) throws UsageError that lists each match with its P:D.
 DeviceInfo select_device(const std::string &spec);
 
 // A device, its context and an in-order queue with profiling on.

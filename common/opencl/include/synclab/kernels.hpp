@@ -29,8 +29,10 @@ cl::Program build_program(const cl::Context &ctx, const cl::Device &dev, const s
 cl::Program build_source(const cl::Context &ctx, const cl::Device &dev, const std::string &source,
                          const std::string &name);
 
-// A kernel's usable work-group size on the device, checked against `wg`; throws UsageError with
-// the hint "use --wg W or less" when wg is too big, or when local memory would not fit.
+// A kernel's usable work-group size on the device, checked against `wg`, and its local memory:
+// `local_bytes` for its __local arguments at this wg plus the __local arrays it declares itself.
+// Call before setting the __local arguments. Throws UsageError with the total and the hint "use
+// --wg W or less" when a smaller wg fits, else naming the kernel's own arrays.
 void check_launch(const cl::Kernel &k, const cl::Device &dev, std::size_t wg,
                   std::size_t local_bytes);
 
