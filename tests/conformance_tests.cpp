@@ -147,26 +147,15 @@ void usage_errors(const Tree &t, const grade::Recipe &lab) {
     fs::remove_all(dir);
 }
 
-// The --variant values that run a lab's graded variants as the grader does: all of them in one
-// "a,b,c" where the lab takes a list, else one at a time.
-std::vector<std::string> variant_runs(const Tree &t, const grade::Recipe &lab) {
+// The --variant value that runs a lab's graded variants as the grader does: all in one list.
+std::string graded_variants(const grade::Recipe &lab) {
     std::string all;
     for (const auto &v : lab.variants) all += (all.empty() ? "" : ",") + v;
-    if (lab.variants.size() < 2) return {all};
-    static std::map<std::string, bool> takes_list;
-    if (!takes_list.count(lab.executable)) {  // a small run: the race check's arguments
-        std::vector<std::string> a{"--kernels", kernels(t, "solutions"), "--variant", all};
-        a.insert(a.end(), lab.oclgrind.begin(), lab.oclgrind.end());
-        const Outcome o = run(t, lab, a);
-        takes_list[lab.executable] = o.verdict.kind != "usage" ||
-                                     o.verdict.message.find("--variant") == std::string::npos;
-    }
-    if (takes_list[lab.executable]) return {all};
-    return lab.variants;
+    return all;
 }
 
-// The race check as the grader runs it: every check on but the declaration's oclgrind_off,
-// same-value writes counted, the findings read from Oclgrind's own log.
+// The race check as the grader runs it: the lab's own Oclgrind settings (every check on but its
+// declaration's oclgrind_off, same-value writes counted), the findings read from Oclgrind's log.
 struct RaceCheck {
     Outcome outcome;
     std::vector<synclab::OclgrindFinding> findings;  // distinct
@@ -176,14 +165,11 @@ RaceCheck race_check(const Tree &t, const grade::Recipe &lab, const std::string 
     char dir[] = "/tmp/synclab-race-XXXXXX";
     REQUIRE(mkdtemp(dir));
     const std::string log = std::string(dir) + "/oclgrind.log";
-    std::map<std::string, std::string> env{{"OCLGRIND_DATA_RACES", "1"},
-                                           {"OCLGRIND_UNIFORM_WRITES", "1"},
-                                           {"OCLGRIND_UNINITIALIZED", "1"},
+    // Empty values unset: the lab turns on its checks from its own declaration.
+    std::map<std::string, std::string> env{{"OCLGRIND_DATA_RACES", ""},
+                                           {"OCLGRIND_UNIFORM_WRITES", ""},
+                                           {"OCLGRIND_UNINITIALIZED", ""},
                                            {"OCLGRIND_LOG", log}};
-    for (std::string check : lab.oclgrind_off) {
-        for (char &c : check) c = c == '-' ? '_' : static_cast<char>(std::toupper(c));
-        env["OCLGRIND_" + check] = "0";
-    }
     std::vector<std::string> a{"--kernels", kernels_dir, "--device", "oclgrind", "--variant", variant};
     a.insert(a.end(), lab.oclgrind.begin(), lab.oclgrind.end());
     RaceCheck r{run(t, lab, a, env), {}};
@@ -195,59 +181,31 @@ RaceCheck race_check(const Tree &t, const grade::Recipe &lab, const std::string 
 void solutions_clean_on_oclgrind(const Tree &t, const grade::Recipe &lab) {
     CAPTURE(lab.executable);
     REQUIRE_MESSAGE(!lab.oclgrind.empty(), "no race check: " << lab.race_skipped);
-    for (const auto &variant : variant_runs(t, lab)) {
-        CAPTURE(variant);
-        const RaceCheck r = race_check(t, lab, kernels(t, "solutions"), variant);
-        CAPTURE(r.outcome.process.out);
-        CAPTURE(r.outcome.process.err);
-        CHECK(r.outcome.process.exit_code == 0);
-        CHECK(r.outcome.verdict.kind == "verified");
-        for (const auto &f : r.findings) FAIL_CHECK(f.friendly());
-    }
+    const RaceCheck r = race_check(t, lab, kernels(t, "solutions"), graded_variants(lab));
+    CAPTURE(r.outcome.process.out);
+    CAPTURE(r.outcome.process.err);
+    CHECK(r.outcome.process.exit_code == 0);
+    CHECK(r.outcome.verdict.kind == "verified");
+    for (const auto &f : r.findings) FAIL_CHECK(f.friendly());
 }
 
-// A fixture's "// expect: KINDS[; without-oclgrind: KINDS][; reason: TEXT]" line (the format
-// tests/grade_tests.cpp reads): the grade with Oclgrind, and the grade of the dynamic runs alone.
-struct Expect {
-    std::set<std::string> kinds, without_oclgrind;  // "any": not checked
-    std::string reason;
-};
-Expect expectation(const std::string &text) {
-    const auto at = text.rfind("// expect: ");
-    REQUIRE(at != std::string::npos);
-    auto kinds = [](const std::string &list) {
-        std::set<std::string> k;
-        std::stringstream ss(list);
-        for (std::string one; std::getline(ss, one, '|');) k.insert(one);
-        return k;
-    };
-    Expect e;
-    std::stringstream parts(text.substr(at + 11, text.find('\n', at) - at - 11));
-    for (std::string part; std::getline(parts, part, ';');) {
-        part.erase(0, part.find_first_not_of(' '));
-        if (part.rfind("without-oclgrind: ", 0) == 0) e.without_oclgrind = kinds(part.substr(18));
-        else if (part.rfind("reason: ", 0) == 0) e.reason = part.substr(8);
-        else e.kinds = kinds(part);
-    }
-    if (e.without_oclgrind.empty()) e.without_oclgrind = e.kinds;
-    return e;
-}
+using test::Expect;
+using test::expectation;
 
 // The kind the dynamic runs give: the first failure over the grading argument sets and graded
 // variants, "pass" when every one verified.
 std::string dynamic_kind(const Tree &t, const grade::Recipe &lab, const std::string &dir,
                          std::string *said) {
-    for (const auto &args : lab.runs)
-        for (const auto &variant : variant_runs(t, lab)) {
-            std::vector<std::string> a{"--kernels", dir, "--variant", variant, "--timeout", "5"};
-            a.insert(a.end(), args.begin(), args.end());
-            const Outcome o = run(t, lab, a);
-            const auto &v = o.verdict;
-            *said = v.where + ": " + v.message + "\n" + o.process.out.substr(0, 2000);
-            if (!v.finished) return o.process.signal ? "crash" : o.process.timed_out ? "timeout" : "error";
-            if (v.kind == "wrong") return "wrong-answer";
-            if (v.kind != "verified") return v.kind;  // compile-error, crash, timeout or error
-        }
+    for (const auto &args : lab.runs) {
+        std::vector<std::string> a{"--kernels", dir, "--variant", graded_variants(lab), "--timeout", "5"};
+        a.insert(a.end(), args.begin(), args.end());
+        const Outcome o = run(t, lab, a);
+        const auto &v = o.verdict;
+        *said = v.where + ": " + v.message + "\n" + o.process.out.substr(0, 2000);
+        if (!v.finished) return o.process.signal ? "crash" : o.process.timed_out ? "timeout" : "error";
+        if (v.kind == "wrong") return "wrong-answer";
+        if (v.kind != "verified") return v.kind;  // compile-error, crash, timeout or error
+    }
     return "pass";
 }
 
@@ -256,8 +214,7 @@ std::string oclgrind_kind(const Tree &t, const grade::Recipe &lab, const std::st
     static const std::vector<std::string> order{"data-race", "barrier-divergence", "out-of-bounds",
                                                 "uninitialized"};
     std::size_t best = order.size();
-    for (const auto &variant : variant_runs(t, lab))
-        for (const auto &f : race_check(t, lab, dir, variant).findings)
+    for (const auto &f : race_check(t, lab, dir, graded_variants(lab)).findings)
             best = std::min<std::size_t>(
                 best, std::find(order.begin(), order.end(), f.kind) - order.begin());
     return best < order.size() ? order[best] : "pass";

@@ -30,37 +30,16 @@ using namespace gradetest;
 
 TEST_SUITE("grade") {
 
-// What a fixture says it should be graded, on its "// expect:" line: "KIND|KIND[; without-oclgrind:
-// KIND|...|any][; reason: TEXT]". The reason is checked where Oclgrind runs.
-struct Expect {
-    std::set<std::string> kinds, without_oclgrind;  // "any": not checked
-    std::string reason;
-};
+using test::Expect;
 
+// (student, lab) -> what the fixture says.
 std::map<std::pair<std::string, std::string>, Expect> fixture_expectations(const std::string &root) {
-    std::map<std::pair<std::string, std::string>, Expect> out;  // (student, lab) -> expected
-    auto kinds = [](const std::string &list) {
-        std::set<std::string> k;
-        std::stringstream ss(list);
-        for (std::string one; std::getline(ss, one, '|');) k.insert(one);
-        return k;
-    };
+    std::map<std::pair<std::string, std::string>, Expect> out;
     for (const auto &student : fs::directory_iterator(root))
         for (const auto &file : fs::directory_iterator(student.path())) {
-            const std::string text = read_file(file.path().string());
-            const auto at = text.rfind("// expect: ");
-            REQUIRE_MESSAGE(at != std::string::npos, file.path() << " has no // expect: line");
-            std::string line = text.substr(at + 11, text.find('\n', at) - at - 11);
-            Expect e;
-            std::stringstream parts(line);
-            for (std::string part; std::getline(parts, part, ';');) {
-                part.erase(0, part.find_first_not_of(' '));
-                if (part.rfind("without-oclgrind: ", 0) == 0) e.without_oclgrind = kinds(part.substr(18));
-                else if (part.rfind("reason: ", 0) == 0) e.reason = part.substr(8);
-                else e.kinds = kinds(part);
-            }
-            if (e.without_oclgrind.empty()) e.without_oclgrind = e.kinds;
-            out[{student.path().filename().string(), file.path().filename().string().substr(0, 2)}] = e;
+            CAPTURE(file.path());
+            out[{student.path().filename().string(), file.path().filename().string().substr(0, 2)}] =
+                test::expectation(read_file(file.path().string()));
         }
     return out;
 }

@@ -115,4 +115,25 @@ OclgrindRun run_on_oclgrind(const std::string &lab_name, const std::vector<std::
     return r;
 }
 
+Expect expectation(const std::string &text) {
+    const auto at = text.rfind("// expect: ");
+    REQUIRE_MESSAGE(at != std::string::npos, "a fixture has no // expect: line");
+    auto kinds = [](const std::string &list) {
+        std::set<std::string> k;
+        std::stringstream ss(list);
+        for (std::string one; std::getline(ss, one, '|');) k.insert(one);
+        return k;
+    };
+    Expect e;
+    std::stringstream parts(text.substr(at + 11, text.find('\n', at) - at - 11));
+    for (std::string part; std::getline(parts, part, ';');) {
+        part.erase(0, part.find_first_not_of(' '));
+        if (part.rfind("without-oclgrind: ", 0) == 0) e.without_oclgrind = kinds(part.substr(18));
+        else if (part.rfind("reason: ", 0) == 0) e.reason = part.substr(8);
+        else e.kinds = kinds(part);
+    }
+    if (e.without_oclgrind.empty()) e.without_oclgrind = e.kinds;
+    return e;
+}
+
 }  // namespace test

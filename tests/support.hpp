@@ -1,6 +1,7 @@
 // What the tests share: where things are, running a lab, the devices to test on.
 #pragma once
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,16 @@ synclab::ProcessResult run_lab(const std::string &name, const std::vector<std::s
 // (the cause and the fix). Checks with doctest.
 void check_usage_error(const std::string &lab_name, const std::vector<std::string> &args,
                        const std::string &says, const std::map<std::string, std::string> &env = {});
+
+// What a fixture (tests/fixtures/submissions/NAME/FILE) says it should be graded, on its last
+// "// expect: KIND|KIND[; without-oclgrind: KIND|...|any][; reason: TEXT]" line: the grade with
+// Oclgrind, the grade of the dynamic runs alone, and words the reason holds where Oclgrind runs.
+struct Expect {
+    std::set<std::string> kinds, without_oclgrind;  // "any": not checked
+    std::string reason;
+};
+// Fails the test (REQUIRE) when the text has no expect line.
+Expect expectation(const std::string &text);
 
 // Number of lines of text (one-line errors are one line).
 int line_count(const std::string &text);

@@ -356,15 +356,12 @@ Result grade_lab(const Recipe &recipe, const std::string &student, const std::st
     if (*stop) return finish("", "", "");
     std::vector<std::string> args{"--device", "oclgrind"};
     args.insert(args.end(), recipe.oclgrind.begin(), recipe.oclgrind.end());
-    std::map<std::string, std::string> og_env{{"OCLGRIND_DATA_RACES", "1"},
-                                              {"OCLGRIND_UNINITIALIZED", "1"},
-                                              // every work-item writing one place is a race too
-                                              {"OCLGRIND_UNIFORM_WRITES", "1"}};
-    for (std::string check : recipe.oclgrind_off) {  // the lab's declaration turns these off
-        std::transform(check.begin(), check.end(), check.begin(), ::toupper);
-        std::replace(check.begin(), check.end(), '-', '_');
-        og_env["OCLGRIND_" + check] = "0";
-    }
+    // The lab turns Oclgrind's checks on from its own declaration; settings of the grader's own
+    // environment must not turn any of them off.
+    const std::map<std::string, std::string> og_env{{"OCLGRIND_DATA_RACES", ""},
+                                                    {"OCLGRIND_UNINITIALIZED", ""},
+                                                    {"OCLGRIND_UNIFORM_WRITES", ""},
+                                                    {"OCLGRIND_MAX_ERRORS", ""}};
     const Run og = run(args, og_env, s.oclgrind_memory_bytes);
     if (*stop) return finish("", "", "");
     note_run(r, og, "race check on Oclgrind");

@@ -21,7 +21,6 @@ Recipe recipe_of(const synclab::Declaration &d) {
     r.runs = d.grading;
     r.oclgrind = d.race_check;
     r.race_skipped = d.race_check_skipped;
-    r.oclgrind_off = d.oclgrind_off;
     r.declaration = d;
     return r;
 }

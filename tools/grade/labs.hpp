@@ -17,10 +17,10 @@ struct Recipe {
     // Dynamic runs on the chosen device, each with fresh inputs; the first is the --quick one.
     std::vector<std::vector<std::string>> runs;
     // Arguments of the race check on Oclgrind (with --device oclgrind); empty: no race check,
-    // and race_skipped says why. Oclgrind checks turned off for it (OCLGRIND_<NAME>=0).
+    // and race_skipped says why. The lab itself turns off the Oclgrind checks its declaration
+    // names (oclgrind_off).
     std::vector<std::string> oclgrind;
     std::string race_skipped;
-    std::vector<std::string> oclgrind_off;
     synclab::Declaration declaration;
 };
 

@@ -1,7 +1,6 @@
 // synclab-grade: grades one student's kernel folder, or a class of them, by running each lab
 // as a child process (bounded in time and memory) and checking it on Oclgrind.
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -595,7 +594,6 @@ int run(int argc, char **argv) {
         std::vector<std::thread> &pool;
         std::mutex &m;
         bool &abort;
-        std::condition_variable &cv;
         ~Joiner() {
             {
                 std::lock_guard<std::mutex> lock(m);
@@ -609,7 +607,7 @@ int run(int argc, char **argv) {
             for (auto &t : pool)
                 if (t.joinable()) t.join();
         }
-    } joiner{pool, m, abort_workers, cv};
+    } joiner{pool, m, abort_workers};
 
     const bool tty = isatty(1);
     const auto start = std::chrono::steady_clock::now();
