@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <poll.h>
+#include <pty.h>
 #include <set>
 #include <spawn.h>
 #include <sstream>
@@ -111,7 +113,10 @@ TEST_CASE("grading the solutions passes every gradable lab") {
 
 TEST_CASE("with a list of devices every dynamic run happens on each of them") {
     std::string list;
-    for (const auto &d : test::dynamic_devices()) list += (list.empty() ? "" : ",") + d.spec();
+    for (const auto &d : test::dynamic_devices()) {
+        if (!list.empty()) list += ",";
+        list += d.spec();
+    }
     const std::size_t n = test::dynamic_devices().size();
     TempDir out;
     const auto r = run_grader({"--kernels", test::source("solutions"), "--labs", "01", "--device", list,
@@ -263,6 +268,75 @@ TEST_CASE("a class of 50 is graded in isolation and an interrupted gradebook res
     }
     CHECK(contains(rows.at("s25").reason, "timed out after 4 s"));
     CHECK(contains(rows.at("s03").reason, "SIGSEGV"));
+}
+
+// Runs the grader on a pseudo-terminal: what a person at a terminal sees, byte for byte.
+std::string grader_on_a_terminal(const std::vector<std::string> &args, int &exit_code) {
+    std::vector<std::string> argv{test::lab(kGrader)};
+    argv.insert(argv.end(), args.begin(), args.end());
+    std::vector<char *> cargv;
+    for (auto &a : argv) cargv.push_back(a.data());
+    cargv.push_back(nullptr);
+    int master = -1;
+    const pid_t pid = forkpty(&master, nullptr, nullptr, nullptr);
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        unsetenv("SYNCLAB_KERNELS");
+        execv(cargv[0], cargv.data());
+        _exit(127);
+    }
+    std::string out;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(150);
+    char buf[4096];
+    while (std::chrono::steady_clock::now() < deadline) {
+        pollfd p{master, POLLIN, 0};
+        if (poll(&p, 1, 500) <= 0) continue;
+        const ssize_t n = read(master, buf, sizeof buf);
+        if (n <= 0) break;  // EIO: the grader and its children closed the terminal
+        out.append(buf, static_cast<std::size_t>(n));
+    }
+    close(master);
+    if (std::chrono::steady_clock::now() >= deadline) kill(pid, SIGKILL);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return out;
+}
+
+TEST_CASE("on a terminal a progress line says how far and the time left, and is gone at the end") {
+    TempDir dir;
+    for (const char *student : {"ann", "bob", "cy"}) {
+        fs::create_directories(dir / std::string("class/") + student);
+        fs::copy_file(test::source("solutions/01_workgroup_reduce.cl"),
+                      dir / (std::string("class/") + student + "/01_workgroup_reduce.cl"));
+    }
+    const std::vector<std::string> args{"--class", dir / "class", "--labs", "01", "--quick",
+                                        "-j", "1", "--csv", dir / "g.csv", "--junit", dir / "j"};
+    int rc = -1;
+    const std::string tty = grader_on_a_terminal(args, rc);
+    CAPTURE(tty);
+    CHECK(rc == 0);
+    const std::string clear = "\r\033[K";
+    // Before the first row, then redrawn after each: done/total, and once a row is graded the
+    // time left.
+    CHECK(contains(tty, clear + "[0/3] "));
+    CHECK(contains(tty, clear + "[1/3] about "));
+    CHECK(contains(tty, clear + "[2/3] about "));
+    CHECK(contains(tty, " s left"));
+    // Each row clears the progress line and takes its place; no progress is left behind it.
+    for (const char *row : {"[1/3] ann, lab 01: pass", "[2/3] bob, lab 01: pass",
+                            "[3/3] cy, lab 01: pass"})
+        CHECK(contains(tty, clear + row));
+    CHECK_FALSE(contains(tty, clear + "[3/3] \r"));
+    CHECK_FALSE(contains(tty.substr(tty.find("[3/3] cy")), "\033["));
+    // Not on a terminal (a log, CI): the rows alone, no control characters.
+    fs::remove(dir / "g.csv");
+    const auto piped = run_grader(args);
+    CAPTURE(piped.out);
+    CHECK(piped.exit_code == 0);
+    CHECK(contains(piped.out, "[3/3] cy, lab 01: pass"));
+    CHECK_FALSE(contains(piped.out, "\033"));
+    CHECK_FALSE(contains(piped.out, "\r"));
 }
 
 TEST_CASE("the grader refuses bad use in one line with exit 2") {

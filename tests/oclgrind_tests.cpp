@@ -163,11 +163,17 @@ TEST_CASE("a variant Oclgrind stopped reporting before is not called clean") {
     CHECK(r.process.exit_code == 0);
 }
 
-TEST_CASE("an early return before a barrier is named at the return") {
+TEST_CASE("an early return before a barrier is named at the return, wherever the kernel is") {
     if (!test::have_oclgrind()) return;
-    char dir[] = "/var/tmp/synclab-early-return-XXXXXX";  // away from where trees are cloned
+    // kernels/ beside the working folder, and a folder that shares only a parent (or only "/")
+    // with it: the compiler names each file differently, and the finding must still see its
+    // source.
+    char dir[] = "/tmp/synclab-early-return-XXXXXX";
     REQUIRE(mkdtemp(dir));
-    const std::string file = std::string(dir) + "/01_workgroup_reduce.cl";
+    const std::string root = dir;
+    fs::create_directories(root + "/k");
+    fs::create_directories(root + "/work");
+    const std::string file = root + "/k/01_workgroup_reduce.cl";
     {
         std::ofstream out(file);
         out << "__kernel void reduceWithSync(__global const float *a, __global const float *b,\n"
@@ -186,23 +192,30 @@ TEST_CASE("an early return before a barrier is named at the return") {
                "        dot[get_group_id(0)] = scratch[0];\n"
                "}\n";
     }
-    // From the source tree, which never holds the temporary folder: the file is outside it.
     const fs::path here = fs::current_path();
-    fs::current_path(test::source("."));
-    const auto r = run_with_verdict(kLab, {"--device", "oclgrind", "--kernels", dir, "--variant",
-                                           "sync", "--wg", "16"});
-    fs::current_path(here);
-    std::remove(file.c_str());
-    rmdir(dir);
-    CAPTURE(r.process.out);
-    CHECK(r.process.exit_code == 1);
-    REQUIRE_FALSE(r.verdict.findings.empty());
-    const auto &f = r.verdict.findings[0];
-    CHECK(f.kind == "barrier-divergence");
-    // Outside the working folder the file is named alone, never by the absolute path.
-    CHECK(f.where == "01_workgroup_reduce.cl:9");
-    CHECK(f.message.find("work-items that return at 01_workgroup_reduce.cl:9 never reach the "
-                         "barrier at line 11") != std::string::npos);
+    for (const auto &[cwd, kernels] :
+         std::vector<std::pair<std::string, std::string>>{{root + "/work", "../k"},
+                                                          {root + "/work", root + "/k"},
+                                                          {"/proc", root + "/k"},
+                                                          {root, "k"}}) {
+        CAPTURE(cwd);
+        CAPTURE(kernels);
+        fs::current_path(cwd);
+        const auto r = run_with_verdict(kLab, {"--device", "oclgrind", "--kernels", kernels,
+                                               "--variant", "sync", "--wg", "16"});
+        fs::current_path(here);
+        CAPTURE(r.process.out);
+        CHECK(r.process.exit_code == 1);
+        REQUIRE_FALSE(r.verdict.findings.empty());
+        const auto &f = r.verdict.findings[0];
+        CHECK(f.kind == "barrier-divergence");
+        // Outside the working folder the file is named alone, never by an absolute path.
+        const std::string name = cwd == root ? "k/01_workgroup_reduce.cl" : "01_workgroup_reduce.cl";
+        CHECK(f.where == name + ":9");
+        CHECK(f.message.find("work-items that return at " + name +
+                             ":9 never reach the barrier at line 11") != std::string::npos);
+    }
+    fs::remove_all(root);
 }
 
 TEST_CASE("the lab turns Oclgrind's checks on itself, and the caller's own setting wins") {

@@ -614,15 +614,20 @@ int run(int argc, char **argv) {
     std::size_t written = 0, kept = 0, appended = 0, graded_now = 0;
     std::vector<grade::Result> all;
     std::vector<grade::Result> mine;  // the current student's rows, for its JUnit file
+    auto last_progress = start, last_row = start;
+    auto seconds = [](auto from, auto to) { return std::chrono::duration<double>(to - from).count(); };
+    // On a terminal the last line is the progress, redrawn in place; it is gone once all is done.
+    // Time left: the rows still to come at the pace the graded ones came, less the time since
+    // the last one.
     auto progress = [&] {
-        if (!tty) return;
-        const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (!tty || written == tasks.size()) return;
+        last_progress = std::chrono::steady_clock::now();
         const std::size_t left = tasks.size() - written;
         std::cout << "\r\033[K[" << written << "/" << tasks.size() << "] ";
-        if (graded_now && left) {
-            const double per = el / static_cast<double>(graded_now);
-            std::cout << "about " << static_cast<long long>(per * static_cast<double>(left) + 0.5)
-                      << " s left";
+        if (graded_now) {
+            const double per = seconds(start, last_row) / static_cast<double>(graded_now);
+            const double eta = per * static_cast<double>(left) - seconds(last_row, last_progress);
+            std::cout << "about " << static_cast<long long>(std::max(eta, 0.0) + 0.5) << " s left";
         }
         std::cout << std::flush;
     };
@@ -632,6 +637,7 @@ int run(int argc, char **argv) {
             book.append(r);
             ++appended;
             ++graded_now;
+            last_row = std::chrono::steady_clock::now();
         } else {
             ++kept;
         }
@@ -654,11 +660,14 @@ int run(int argc, char **argv) {
         progress();
     };
     {
+        progress();
         std::unique_lock<std::mutex> lock(m);
         while (written < tasks.size()) {
             cv.wait_for(lock, std::chrono::milliseconds(200),
                         [&] { return tasks[written].ready || g_stop; });
             if (g_stop) break;
+            if (std::chrono::steady_clock::now() - last_progress > std::chrono::seconds(1))
+                progress();  // the time left counts down while a slow lab runs
             while (written < tasks.size() && tasks[written].ready) {
                 Task &task = tasks[written];
                 lock.unlock();

@@ -93,6 +93,23 @@ int Lab::exit_code(const std::vector<Verdict> &given) {
     return rc;
 }
 
+// Clang's debug info names an absolute file by what follows the leading folders it shares with
+// the working folder (unless they are "/" alone), and Oclgrind reports that name: from /a/b,
+// /a/k/x.cl is "k/x.cl".
+static std::string debug_info_name(const std::string &display) {
+    const fs::path file(display);
+    std::error_code ec;
+    const fs::path cwd = fs::current_path(ec);
+    if (!file.is_absolute() || ec) return display;
+    auto f = file.begin();
+    int shared = 0;
+    for (auto c = cwd.begin(); c != cwd.end() && f != file.end() && *c == *f; ++c, ++f) ++shared;
+    if (shared <= 1) return display;
+    fs::path rest;
+    for (; f != file.end(); ++f) rest /= *f;
+    return rest.string();
+}
+
 void Lab::locate_kernel_file() {
     if (kernel_located_) return;
     kernel_located_ = true;
@@ -103,6 +120,7 @@ void Lab::locate_kernel_file() {
         return;
     }
     kernel_display_ = display_path(path);
+    kernel_reported_ = debug_info_name(kernel_display_);
     std::ifstream in(path, std::ios::binary);
     kernel_source_.resize(1u << 20);  // far above any kernel file a lab builds
     in.read(kernel_source_.data(), static_cast<std::streamsize>(kernel_source_.size()));
@@ -124,7 +142,8 @@ std::vector<OclgrindFinding> Lab::new_oclgrind_findings() {
     locate_kernel_file();
     std::vector<OclgrindFinding> out;
     for (auto &f : distinct(parse_oclgrind_log(log))) {
-        if (!kernel_display_.empty() && f.file == kernel_display_) {
+        if (!kernel_display_.empty() &&
+            (f.file == kernel_display_ || f.file == kernel_reported_)) {
             f.see_source(kernel_source_);
             f.file = kernel_shown_;
         }

@@ -73,6 +73,7 @@ private:
     void locate_kernel_file();
     std::string kernel_display_;  // the kernel file as its #line directive names it
     std::string kernel_shown_;    // ... and as findings name it: never an absolute path
+    std::string kernel_reported_; // ... and as Oclgrind reports it (the debug info's name)
     std::string kernel_source_;   // its text, for what a finding needs to see of it
     bool kernel_located_ = false;
     int oclgrind_findings_ = 0;   // told so far
