@@ -1,0 +1,37 @@
+// Lab 06's declaration: read by its main, and by the grader and the tests through --describe.
+#pragma once
+#include "synclab/declaration.hpp"
+
+inline const synclab::Declaration kLab{
+    .dir = SYNCLAB_LAB_DIR,
+    .summary = "sumTriangle: column sums in global memory V, then a total; no barrier, a "
+               "local-fence barrier and `barrier(CLK_GLOBAL_MEM_FENCE)` (plot: "
+               "`scripts/plot_06_sum_triangle.sh`)",
+    .description = "sumTriangle: work-item j adds column j of an N x N matrix above the diagonal "
+                   "into V[j] (global memory), then the last one adds V into V[N]. Without -n: "
+                   "N = 11, as in the lecture.",
+    .variants = {{.name = "nobarrier", .kernels = {"sumTriangleNoBarrier"}, .demonstration = true},
+                 {.name = "localfence", .kernels = {"sumTriangleLocalFence"},
+                  .demonstration = true},
+                 {.name = "triangle", .kernels = {"sumTriangle"}, .todo = true},
+                 {.name = "odd", .kernels = {"sumTriangleOdd"}, .todo = true},
+                 {.name = "tree", .kernels = {"sumTriangleTree"}, .todo = true},
+                 {.name = "groups", .kernels = {"sumTriangleGroups", "sumPartials"},
+                  .todo = true}},
+    // Every V[j] compared exactly. N = 11 (the lecture), 1, not a power of two, the largest
+    // group every device here has (1024); groups of 1 to 1024 for the groups variant, a partial
+    // last group and a final pass over a group size that is not a power of two.
+    .grading = {{"-n", "11"},
+                {"-n", "1", "--wg", "1"},
+                {"-n", "200", "--wg", "64"},
+                {"-n", "777", "--wg", "5"},
+                {"-n", "1024", "--wg", "1024"}},
+    // 37 columns: two warps' worth in one group; three groups of 16 for the groups variant.
+    .race_check = {"-n", "37", "--wg", "16"},
+    .options =
+        [](cxxopts::Options &p) {
+            p.add_options()
+                ("sweep", "the wrong-answer rate of nobarrier, localfence and triangle over N = "
+                          "1 .. the largest work-group, --trials launches each (CSV: --csv)");
+        },
+};

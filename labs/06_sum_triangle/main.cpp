@@ -1,0 +1,139 @@
+// Lab 06: sumTriangle. Work-item j adds column j of an N x N matrix above the diagonal into V[j]
+// in GLOBAL memory; after a barrier the last work-item adds V[0..N-1] into V[N]. Without a
+// barrier, or with one whose fence covers only local memory, it may read V[i] before it is seen.
+#include <algorithm>
+#include <cstdio>
+
+#include "declaration.hpp"
+#include "synclab/lab.hpp"
+#include "triangle.hpp"
+
+using namespace synclab;
+
+struct Run {
+    std::string variant;
+    Shape shape;
+    std::vector<cl::Kernel> kernels;
+};
+
+struct Tally {
+    int wrong_trials = 0;
+    std::string first;  // the first wrong trial's first wrong entry
+    std::vector<double> ms;
+};
+
+static Tally trials_of(SumTriangle &t, Run &r, std::size_t wg, int trials) {
+    Tally y;
+    for (int k = 0; k < trials; ++k) {
+        const Launch l = t.run(r.kernels, r.shape, wg);
+        y.ms.push_back(l.ms);
+        if (l.wrong && y.wrong_trials++ == 0)
+            y.first = std::to_string(l.wrong) + (l.wrong == 1 ? " entry" : " entries") +
+                      " wrong, first " + l.first;
+    }
+    return y;
+}
+
+// N = 1, 2, 4 ... and the sizes either side of a 32-wide warp, up to `most`.
+static std::vector<std::size_t> sweep_sizes(std::size_t most) {
+    std::vector<std::size_t> out;
+    for (std::size_t n : {1, 2, 4, 8, 11, 16, 31, 32, 33, 48, 64, 96, 128, 192, 256, 384, 512,
+                          768, 1024, 1536, 2048, 3072, 4096})
+        if (n <= most) out.push_back(n);
+    return out;
+}
+
+static int run(Lab &lab) {
+    const Options &o = lab.opt;
+    const DeviceInfo &dev = lab.env.info;
+    lab.reject_groups("give N with -n; the groups variant takes its group size from --wg");
+    const std::size_t n = o.n ? o.n : 11;
+    if (n > kMaxN)
+        throw UsageError("-n " + std::to_string(n) + " is too large: the triangle's sum must stay "
+                         "below 2^24 to be exact in float: use -n " + std::to_string(kMaxN) +
+                         " or less");
+    const std::size_t wg = o.wg ? o.wg : std::min<std::size_t>(8, dev.max_wg);
+    const bool sweep = o.extra.count("sweep") > 0;
+    const int trials = lab.trials_or(sweep ? 20 : 10);
+
+    // Build and check every kernel before printing anything: a bad -n or --wg is one line.
+    cl::Program program = lab.program();
+    std::vector<Run> runs;
+    std::vector<std::string> skipped;
+    for (const auto &v : lab.selected_variants()) {
+        Run r{v, shape_of(v), {}};
+        for (const auto &name : lab.decl.find(v)->kernels)
+            r.kernels.emplace_back(program, name.c_str());
+        if (r.shape == Shape::kGroups) {
+            check_launch(r.kernels[0], dev.device, wg, 0);
+            check_launch(r.kernels[1], dev.device, wg, wg * sizeof(float));
+        } else if (n > dev.max_wg && o.variant == "all") {
+            skipped.push_back(v);  // one group cannot hold N work-items here
+            continue;
+        } else {
+            check_launch(r.kernels[0], dev.device, n, 0);
+        }
+        runs.push_back(std::move(r));
+    }
+
+    SumTriangle t(lab.env, n, lab.rng);
+    lab.banner("N = " + std::to_string(n) + ", " + std::to_string(trials) + " trial(s); groups: " +
+               std::to_string((n + wg - 1) / wg) + " x " + std::to_string(wg));
+    for (const auto &v : skipped) {
+        const std::string why = "N = " + std::to_string(n) + " is more than one work-group holds "
+                                "here (" + std::to_string(dev.max_wg) + "): see --variant groups";
+        std::printf("%-11s skipped: %s\n", v.c_str(), why.c_str());
+        lab.skipped(v, why);
+    }
+    Csv csv = lab.csv({"sweep", "variant", "n", "wg", "groups", "trials", "wrong_trials",
+                       "wrong_rate", "median_ms"});
+    auto row = [&](bool sw, const Run &r, std::size_t nn, const Tally &y) {
+        const bool g = r.shape == Shape::kGroups;
+        csv("sweep", sw)("variant", r.variant)("n", nn)("wg", g ? wg : nn)(
+            "groups", g ? (nn + wg - 1) / wg : 1)("trials", trials)("wrong_trials", y.wrong_trials)(
+            "wrong_rate", double(y.wrong_trials) / trials)("median_ms", median(y.ms));
+        csv.row();
+    };
+
+    std::printf("%-11s %-22s %10s  %s\n", "variant", "kernel", "median ms", "result");
+    std::vector<Verdict> verdicts;
+    for (auto &r : runs) {
+        const Tally y = trials_of(t, r, wg, trials);
+        const bool ok = y.wrong_trials == 0;
+        const std::string says = ok ? std::to_string(trials) + "/" + std::to_string(trials) +
+                                          " trials verified"
+                                    : std::to_string(y.wrong_trials) + "/" +
+                                          std::to_string(trials) + " trials wrong: " + y.first;
+        std::printf("%-11s %-22s %10.4f  %s%s\n", r.variant.c_str(),
+                    lab.kernel_name(r.variant).c_str(), median(y.ms), ok ? "" : "WRONG, ",
+                    says.c_str());
+        verdicts.push_back({r.variant, ok, says});
+        row(false, r, n, y);
+    }
+
+    if (sweep) {  // the lecture's claim: a missing barrier may pass with one warp, not with many
+        std::printf("wrong-answer rate over %d launches per N:\n%6s", trials, "N");
+        std::vector<Run *> swept;
+        for (auto &r : runs)
+            if (r.variant == "nobarrier" || r.variant == "localfence" || r.variant == "triangle")
+                swept.push_back(&r), std::printf(" %11s", r.variant.c_str());
+        std::printf("\n");
+        for (std::size_t nn : sweep_sizes(std::min(dev.max_wg, kMaxN))) {
+            SumTriangle ts(lab.env, nn, lab.rng);
+            std::printf("%6zu", nn);
+            for (Run *r : swept) {
+                const Tally y = trials_of(ts, *r, nn, trials);
+                std::printf(" %10.0f%%", 100.0 * y.wrong_trials / trials);
+                row(true, *r, nn, y);
+                if (y.wrong_trials && r->variant == "triangle")  // the solution must never fail
+                    for (auto &v : verdicts)
+                        if (v.variant == "triangle" && v.ok)
+                            v = {v.variant, false, "sweep, N = " + std::to_string(nn) + ": " + y.first};
+            }
+            std::printf("\n");
+        }
+    }
+    return lab.exit_code(verdicts);
+}
+
+int main(int argc, char **argv) { return run_lab(argc, argv, kLab, run); }
