@@ -32,6 +32,7 @@ inline const synclab::Declaration kLab{
         [](cxxopts::Options &p) {
             p.add_options()
                 ("sweep", "the wrong-answer rate of nobarrier, localfence and triangle over N = "
-                          "1 .. the largest work-group, --trials launches each (CSV: --csv)");
+                          "1 .. -n (else the largest work-group), --trials launches each "
+                          "(default 20; CSV: --csv)");
         },
 };

@@ -118,7 +118,8 @@ static int run(Lab &lab) {
             if (r.variant == "nobarrier" || r.variant == "localfence" || r.variant == "triangle")
                 swept.push_back(&r), std::printf(" %11s", r.variant.c_str());
         std::printf("\n");
-        for (std::size_t nn : sweep_sizes(std::min(dev.max_wg, kMaxN))) {
+        // Up to -n when given, else the largest work-group (one group holds the N work-items).
+        for (std::size_t nn : sweep_sizes(std::min({dev.max_wg, kMaxN, o.n ? n : kMaxN}))) {
             SumTriangle ts(lab.env, nn, lab.rng);
             std::printf("%6zu", nn);
             for (Run *r : swept) {
