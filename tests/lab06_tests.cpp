@@ -144,6 +144,7 @@ TEST_CASE("lab06 bad input exits 2 with one line naming the cause and the fix") 
     const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
         {{"-n", "5000"}, "use -n 4096 or less"},
         {{"--groups", "2"}, "give N with -n"},
+        {{"-n", "4096", "--variant", "triangle", "--device", "oclgrind"}, "or --variant groups"},
         {{"--variant", "fast"}, "unknown --variant 'fast'"},
         {{"-n", "many"}, "see --help"},
     };

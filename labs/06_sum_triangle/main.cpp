@@ -67,8 +67,12 @@ static int run(Lab &lab) {
         if (r.shape == Shape::kGroups) {
             check_launch(r.kernels[0], dev.device, wg, 0);
             check_launch(r.kernels[1], dev.device, wg, wg * sizeof(float));
-        } else if (n > dev.max_wg && o.variant == "all") {
-            skipped.push_back(v);  // one group cannot hold N work-items here
+        } else if (n > dev.max_wg) {  // one group cannot hold N work-items here
+            if (o.variant != "all")
+                throw UsageError("-n " + std::to_string(n) + " is more than one work-group holds "
+                                 "on this device (" + std::to_string(dev.max_wg) + "): use -n " +
+                                 std::to_string(dev.max_wg) + " or less, or --variant groups");
+            skipped.push_back(v);
             continue;
         } else {
             check_launch(r.kernels[0], dev.device, n, 0);
