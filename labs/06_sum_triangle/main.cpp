@@ -118,12 +118,16 @@ static int run(Lab &lab) {
     if (sweep) {  // the lecture's claim: a missing barrier may pass with one warp, not with many
         std::printf("wrong-answer rate over %d launches per N:\n%6s", trials, "N");
         std::vector<Run *> swept;
+        // Up to -n when given, else the largest work-group each kernel can have.
+        std::size_t most = std::min({dev.max_wg, kMaxN, o.n ? n : kMaxN});
         for (auto &r : runs)
-            if (r.variant == "nobarrier" || r.variant == "localfence" || r.variant == "triangle")
+            if (r.variant == "nobarrier" || r.variant == "localfence" || r.variant == "triangle") {
                 swept.push_back(&r), std::printf(" %11s", r.variant.c_str());
+                most = std::min(most, r.kernels[0].getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(
+                                          dev.device));
+            }
         std::printf("\n");
-        // Up to -n when given, else the largest work-group (one group holds the N work-items).
-        for (std::size_t nn : sweep_sizes(std::min({dev.max_wg, kMaxN, o.n ? n : kMaxN}))) {
+        for (std::size_t nn : sweep_sizes(most)) {
             SumTriangle ts(lab.env, nn, lab.rng);
             std::printf("%6zu", nn);
             for (Run *r : swept) {
@@ -133,7 +137,8 @@ static int run(Lab &lab) {
                 if (y.wrong_trials && r->variant == "triangle")  // the solution must never fail
                     for (auto &v : verdicts)
                         if (v.variant == "triangle" && v.ok)
-                            v = {v.variant, false, "sweep, N = " + std::to_string(nn) + ": " + y.first};
+                            v = {v.variant, false,
+                                 "sweep, N = " + std::to_string(nn) + ": " + y.first};
             }
             std::printf("\n");
         }
