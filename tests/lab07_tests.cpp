@@ -72,15 +72,16 @@ TEST_CASE("lab07 count++ in lock-step loses updates in every trial on every devi
 }
 
 TEST_CASE("lab07 plain count++ on one global counter loses updates on POCL") {
-    // Measured here (2 cores): 2048 groups x 256, 20 trials lost some in 6, 15 and 5 of 20; it
-    // takes both of POCL's threads running at once, so a loaded machine may need another go.
+    // Measured here (2 cores, 2048 groups x 256): runs of 20 trials lost some in 0 to 15 of
+    // them; a loss takes both of POCL's threads running at once, which a loaded machine does not
+    // always give. Up to 8 runs of 50 trials: one loss anywhere is enough.
     for (const auto &dev : test::dynamic_devices()) {
         if (!dev.is_pocl()) continue;
         CAPTURE(dev.name);
         std::string seen;
-        for (int attempt = 0; attempt < 5; ++attempt) {
+        for (int attempt = 0; attempt < 8; ++attempt) {
             const auto r = run_lab(kLab, on(dev, "solutions", {"--variant", "plain", "--groups",
-                                                               "2048", "--wg", "256", "--trials", "20"}));
+                                                               "2048", "--wg", "256", "--trials", "50"}));
             seen = line_of(r.out, "countPlain");
             std::cout << "[lab07] " << dev.name << ": " << seen << "\n";
             if (seen.find("global: 0 of") == std::string::npos) break;
