@@ -269,6 +269,30 @@ __kernel void alwaysTake(__global const uint *x, __global const int *need, __glo
     }
 }
 
+// The same vote per sub-group in hardware, where the device has sub-groups (the second build of
+// this file, with -D WITH_SUBGROUPS; elsewhere it is compiled against stand-ins and not run): a
+// sub-group in which nobody needs the branch skips it. The host sets votes[2*group] = 0 and
+// votes[2*group + 1] = 1; the first work-item of each sub-group folds its sub-group's votes in.
+#ifdef WITH_SUBGROUPS
+#ifdef cl_khr_subgroups
+#pragma OPENCL EXTENSION cl_khr_subgroups : enable
+#endif
+__kernel void voteSubgroup(__global const uint *x, __global const int *need, __global uint *out,
+                           volatile __global int *votes, int iters, volatile __local int *flags)
+{
+    const int i = get_global_id(0);
+    const int mine = need[i] != 0;
+    // Outside any if: the whole sub-group must reach a sub-group function.
+    const int any = sub_group_any(mine), all = sub_group_all(mine);
+    const uint e = expensive(x[i], any ? iters : 0);
+    out[i] = mine ? e : x[i];
+    if (get_sub_group_local_id() == 0) {
+        atomic_or(&votes[2 * get_group_id(0)], any != 0);
+        atomic_and(&votes[2 * get_group_id(0) + 1], all != 0);
+    }
+}
+#endif
+
 // ---- Barrier with a reduction -----------------------------------------------------------------
 // CUDA's __syncthreads_count/and/or: a barrier that also tells every work-item how many of the
 // group's predicates were true, whether all were, whether any was.

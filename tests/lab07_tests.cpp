@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "support.hpp"
+#include "synclab/subgroups.hpp"
 
 using test::run_lab;
 
@@ -125,6 +126,30 @@ TEST_CASE("lab07 the fenced lock keeps its two-word record exact under contentio
         CAPTURE(r.out);
         CHECK(r.exit_code == 0);
         CHECK(line_of(r.out, "lockFence").find("verified") != std::string::npos);
+    }
+}
+
+TEST_CASE("lab07 the sub-group vote runs where supported and is skipped with a reason elsewhere") {
+    for (const auto &dev : test::dynamic_devices()) {
+        CAPTURE(dev.name);
+        const synclab::SubgroupSupport sg = synclab::subgroup_support(dev.device);
+        const auto r = run_lab(kLab, on(dev, "solutions", {"--variant", "vote_subgroup",
+                                                           "--groups", "6", "--wg", "64"}));
+        CAPTURE(r.out);
+        CAPTURE(r.err);
+        if (sg.builtins) {
+            CHECK(r.exit_code == 0);
+            CHECK(line_of(r.out, "voteSubgroup").find("verified") != std::string::npos);
+        } else {
+            CHECK(r.exit_code == 2);
+            CHECK(test::line_count(r.err) == 1);
+            CHECK(r.err.find("cl_khr_subgroups") != std::string::npos);
+            const auto all = run_lab(kLab, on(dev, "solutions", {"--variant", "vote,vote_subgroup",
+                                                                 "--trials", "1"}));
+            CHECK(all.exit_code == 0);
+            CHECK(all.out.find("voteSubgroup   skipped: not checked on this device (" + sg.why_not +
+                               "): compiles") != std::string::npos);
+        }
     }
 }
 

@@ -292,6 +292,7 @@ Verdict Part::floatsum(const std::string &variant) {
 
 Verdict Part::vote(const std::string &variant) {
     Env &env = lab.env;
+    const bool sub = variant == "vote_subgroup";
     const auto &names = lab.decl.find(variant)->kernels;
     std::vector<Tally> tallies(names.size());
     for (int t = 0; t < s.trials; ++t) {
@@ -310,10 +311,13 @@ Verdict Part::vote(const std::string &variant) {
         }
         for (std::size_t i = 0; i < s.n; ++i) want[i] = need[i] ? expensive(x[i], s.iters) : x[i];
         cl::Buffer xb = buffer(env, x), nb = buffer(env, need);
+        // voteSubgroup folds its sub-groups' votes into any = 0, all = 1.
+        std::vector<int> start(2 * s.groups, -1);
+        if (sub)
+            for (std::size_t j = 0; j < start.size(); ++j) start[j] = j % 2;
         for (std::size_t ki = 0; ki < names.size(); ++ki) {
-            cl::Kernel k(program, names[ki].c_str());
-            cl::Buffer out = buffer(env, std::vector<uint32_t>(s.n, 0)),
-                       vb = buffer(env, std::vector<int>(2 * s.groups, -1));
+            cl::Kernel k(sub ? *subgroups : program, names[ki].c_str());
+            cl::Buffer out = buffer(env, std::vector<uint32_t>(s.n, 0)), vb = buffer(env, start);
             args(k, xb, nb, out, vb, cl_int(s.iters), cl::Local(2 * sizeof(int)));
             const double ms = launch(env, k, s);
             const auto got = read<uint32_t>(env, out, s.n);
@@ -329,7 +333,7 @@ Verdict Part::vote(const std::string &variant) {
         }
     }
     const Verdict v = conclude(*this, variant, names, tallies);
-    if (!tallies[0].wrong_trials && !tallies[1].wrong_trials && median(tallies[0].ms) > 0)
+    if (!sub && !tallies[0].wrong_trials && !tallies[1].wrong_trials && median(tallies[0].ms) > 0)
         std::printf("vote: alwaysTake / voteSkip = %.2fx (one group in %d needs the branch, %d "
                     "turns)\n", median(tallies[1].ms) / median(tallies[0].ms), s.need_every, s.iters);
     return v;

@@ -29,11 +29,12 @@ struct Part {
     const Setup &s;
     cl::Program &program;
     synclab::Csv &csv;
+    cl::Program *subgroups = nullptr;  // the WITH_SUBGROUPS build, where it runs
     synclab::Verdict counts(const std::string &variant);    // plain, atomic
     synclab::Verdict family(const std::string &variant);
     synclab::Verdict lock(const std::string &variant);      // lock, lock_nofence
     synclab::Verdict floatsum(const std::string &variant);
-    synclab::Verdict vote(const std::string &variant);
+    synclab::Verdict vote(const std::string &variant);      // vote, vote_subgroup
     synclab::Verdict syncreduce(const std::string &variant);
 };
 

@@ -21,6 +21,8 @@ inline const synclab::Declaration kLab{
                  {.name = "lock", .kernels = {"lockFence"}, .todo = true},
                  {.name = "floatsum", .kernels = {"floatSumCAS", "floatSumTree"}, .todo = true},
                  {.name = "vote", .kernels = {"voteSkip", "alwaysTake"}, .todo = true},
+                 // Only devices with sub-groups run it, so it is not graded.
+                 {.name = "vote_subgroup", .kernels = {"voteSubgroup"}, .graded = false},
                  {.name = "syncreduce", .kernels = {"syncCount"}, .todo = true}},
     // --exact: the float sums of whole numbers, compared exactly. Groups from one to the device's
     // fill, and work-groups from 1 to 1024: nothing may assume the default 256 or many groups.

@@ -7,6 +7,7 @@
 #include "declaration.hpp"
 #include "synclab/lab.hpp"
 #include "synclab/reference.hpp"
+#include "synclab/subgroup_part.hpp"
 #include "synclab/workgroup.hpp"
 
 using namespace synclab;
@@ -50,18 +51,32 @@ static int run(Lab &lab) {
                   lab07::kBins, lab07::kSlots);
     // Build and check every kernel before printing anything: a bad --wg is one line.
     cl::Program program = lab.program(defines);
-    const auto variants = lab.selected_variants();
-    for (const auto &v : variants)
+    // The sub-group vote lives in a build of its own, compiled on every device (against
+    // stand-ins where there are no sub-groups): a mistake in it is a compile error everywhere.
+    SubgroupPart sg = build_subgroup_part(lab, defines);
+    std::vector<std::string> variants;
+    bool skipped = false;  // vote_subgroup, where there are no sub-groups
+    for (const auto &v : lab.selected_variants()) {
+        if (v == "vote_subgroup" && !sg.runs) {
+            if (lab.opt.variant == v)
+                throw Unsupported("--variant vote_subgroup cannot run on " + dev.name + ": " +
+                                  sg.support.why_not + " (it compiles); pick a device whose "
+                                  "--list-devices row says subgroups yes (POCL 4 or later)");
+            skipped = true;
+            continue;
+        }
+        variants.push_back(v);
         for (const auto &name : lab.decl.find(v)->kernels)
-            check_launch(cl::Kernel(program, name.c_str()), dev.device, s.wg,
-                         v == "floatsum" ? s.wg * sizeof(float) : 2 * sizeof(int));
+            check_launch(cl::Kernel(v == "vote_subgroup" ? sg.program : program, name.c_str()),
+                         dev.device, s.wg, v == "floatsum" ? s.wg * sizeof(float) : 2 * sizeof(int));
+    }
 
     char what[200];
     std::snprintf(what, sizeof what, "%zu group(s) x %zu work-items, %d trial(s), spins at most %d%s",
                   s.groups, s.wg, s.trials, s.spins, s.held ? ", the lock held and never released" : "");
     lab.banner(what);
     Csv csv = lab.csv(lab07::csv_columns());
-    lab07::Part part{lab, s, program, csv};
+    lab07::Part part{lab, s, program, csv, sg.runs ? &sg.program : nullptr};
 
     std::vector<Verdict> verdicts;
     for (const auto &v : variants) {
@@ -69,8 +84,12 @@ static int run(Lab &lab) {
         else if (v == "family") verdicts.push_back(part.family(v));
         else if (v == "lock" || v == "lock_nofence") verdicts.push_back(part.lock(v));
         else if (v == "floatsum") verdicts.push_back(part.floatsum(v));
-        else if (v == "vote") verdicts.push_back(part.vote(v));
+        else if (v == "vote" || v == "vote_subgroup") verdicts.push_back(part.vote(v));
         else verdicts.push_back(part.syncreduce(v));
+    }
+    if (skipped) {
+        std::printf("%-14s skipped: %s\n", "voteSubgroup", sg.not_checked().c_str());
+        lab.skipped("vote_subgroup", sg.not_checked());
     }
     return lab.exit_code(verdicts);
 }
