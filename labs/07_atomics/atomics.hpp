@@ -1,6 +1,6 @@
-// For lab 07's main: the lab's parts, one per group of variants. Each launches its kernels --trials times with fresh
-// inputs, checks every result exactly (or within the float tolerance), prints and writes its CSV
-// rows, and returns one verdict per variant.
+// For lab 07's main: the lab's parts, one per group of variants. Each launches its kernels
+// --trials times with fresh inputs, checks every result exactly (or within the float tolerance),
+// prints and writes its CSV rows, and returns one verdict per variant.
 #pragma once
 #include <string>
 #include <vector>
