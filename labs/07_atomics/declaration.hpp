@@ -1,0 +1,46 @@
+// Lab 07's declaration: read by its main, and by the grader and the tests through --describe.
+#pragma once
+#include "synclab/declaration.hpp"
+
+inline const synclab::Declaration kLab{
+    .dir = SYNCLAB_LAB_DIR,
+    .summary = "`count++` loses updates, `atomic_inc` does not; the atomic family, a float sum by "
+               "compare-and-swap, a bounded spin lock with and without fences, votes",
+    .description = "Atomics, voting and locks: lost updates (count++ vs atomic_inc) and the cost of "
+                   "contention, the atomic family, a float sum built from atomic_cmpxchg, a global "
+                   "spin lock (bounded: it gives up, never hangs), a work-group vote and "
+                   "__syncthreads_count built from a barrier.",
+    .variants = {{.name = "plain", .kernels = {"countPlain", "countLockstep"}, .demonstration = true},
+                 {.name = "atomic", .kernels = {"countAtomic", "countGlobal", "countTwoLevel"},
+                  .todo = true},
+                 {.name = "family",
+                  .kernels = {"histogram", "extremes", "firstClaim", "append", "countdown",
+                              "pushList"},
+                  .todo = true},
+                 {.name = "lock_nofence", .kernels = {"lockNoFence"}, .demonstration = true},
+                 {.name = "lock", .kernels = {"lockFence"}, .todo = true},
+                 {.name = "floatsum", .kernels = {"floatSumCAS", "floatSumTree"}, .todo = true},
+                 {.name = "vote", .kernels = {"voteSkip", "alwaysTake"}, .todo = true},
+                 // Only devices with sub-groups run it, so it is not graded.
+                 {.name = "vote_subgroup", .kernels = {"voteSubgroup"}, .graded = false},
+                 {.name = "syncreduce", .kernels = {"syncCount"}, .todo = true}},
+    // --exact: the float sums of whole numbers, compared exactly. Groups from one to the device's
+    // fill, and work-groups from 1 to 1024: nothing may assume the default 256 or many groups.
+    .grading = {{"--exact", "--trials", "3", "--groups", "0"},
+                {"--exact", "--trials", "3", "--groups", "5", "--wg", "64"},
+                {"--exact", "--trials", "2", "--groups", "3", "--wg", "1"},
+                {"--exact", "--trials", "2", "--groups", "2", "--wg", "1024", "--iters", "8"}},
+    .race_check = {"--groups", "3", "--wg", "16", "--iters", "4"},
+    .options =
+        [](cxxopts::Options &p) {
+            p.add_options()
+                ("spins", "the most tries of any wait (the lock, a compare-and-swap retry) before "
+                          "it gives up", cxxopts::value<int>()->default_value("1000000"))
+                ("held", "start with the lock held by nobody who will release it: every group "
+                         "must give up, and the lab must say so")
+                ("iters", "turns of the vote's expensive branch",
+                 cxxopts::value<int>()->default_value("256"))
+                ("need-every", "the vote: one group in this many has a work-item that needs the "
+                               "expensive branch", cxxopts::value<int>()->default_value("16"));
+        },
+};

@@ -1,0 +1,313 @@
+// Lab 07 (solution): atomics, voting and locks.
+//
+// The host builds this file with -D SPIN_BUDGET=<--spins>: every loop that waits for another
+// work-item gives up after that many turns, so a lock that is never released cannot hang.
+
+// ---- Lost updates -----------------------------------------------------------------------------
+// Contract (count kernels): every work-item adds one to its group's counter in local memory and to
+// total[0] in global memory (the host zeroes it); work-item 0 writes the group's count to
+// groupCount[group]. countGlobal leaves groupCount alone.
+
+// The lecture's `count++` on a shared counter: a read, an add and a write that other work-items
+// interleave with theirs, so increments are lost. Meant to be wrong.
+__kernel void countPlain(volatile __global int *total, __global int *groupCount,
+                         volatile __local int *count)
+{
+    if (get_local_id(0) == 0) *count = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    (*count)++;
+    (*total)++;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (get_local_id(0) == 0) groupCount[get_group_id(0)] = *count;
+}
+
+// What a warp's lock-step does to count++ (the lecture: the work-items of a warp "will only
+// update it once"): every work-item reads, then every one writes. The barrier between makes that
+// order happen on every device, so the loss is certain. Meant to be wrong.
+__kernel void countLockstep(volatile __global int *total, __global int *groupCount,
+                            volatile __local int *count)
+{
+    if (get_local_id(0) == 0) *count = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const int seenCount = *count, seenTotal = *total;
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    *count = seenCount + 1;
+    *total = seenTotal + 1;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (get_local_id(0) == 0) groupCount[get_group_id(0)] = *count;
+}
+
+__kernel void countAtomic(volatile __global int *total, __global int *groupCount,
+                          volatile __local int *count)
+{
+    if (get_local_id(0) == 0) *count = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    atomic_inc(count);
+    atomic_inc(total);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (get_local_id(0) == 0) groupCount[get_group_id(0)] = *count;
+}
+
+// Contention: every work-item of every group on the one global counter...
+__kernel void countGlobal(volatile __global int *total, __global int *groupCount,
+                          volatile __local int *count)
+{
+    atomic_inc(total);
+}
+
+// ... against one local atomic per work-item and one global atomic per group.
+__kernel void countTwoLevel(volatile __global int *total, __global int *groupCount,
+                            volatile __local int *count)
+{
+    if (get_local_id(0) == 0) *count = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    atomic_inc(count);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (get_local_id(0) == 0) {
+        atomic_add(total, *count);
+        groupCount[get_group_id(0)] = *count;
+    }
+}
+
+// ---- The atomic family ------------------------------------------------------------------------
+// Contract: n = the global size; in[i] is work-item i's input (0 <= in[i] < 2^20 unless said);
+// out is laid out per kernel, and the host fills it as said before each launch.
+
+// out[0..BINS-1] (zeroed): how many inputs fall in each bin, bin = in[i] % BINS.
+__kernel void histogram(__global const int *in, volatile __global int *out)
+{
+    atomic_inc(&out[in[get_global_id(0)] % BINS]);
+}
+
+// out[0] (host: INT_MAX) and out[1] (host: INT_MIN): the least and the greatest of in[i] - 2^19.
+__kernel void extremes(__global const int *in, volatile __global int *out)
+{
+    const int v = in[get_global_id(0)] - (1 << 19);
+    atomic_min(&out[0], v);
+    atomic_max(&out[1], v);
+}
+
+// Slots out[0..SLOTS-1] (host: -1): work-item i wants slot in[i] % SLOTS and the first to ask
+// gets it, writing its id there; out[SLOTS + i] = 1 if i won a slot, else 0.
+__kernel void firstClaim(__global const int *in, volatile __global int *out)
+{
+    const int i = get_global_id(0);
+    out[SLOTS + i] = atomic_cmpxchg(&out[in[i] % SLOTS], -1, i) == -1;
+}
+
+// Work-items with an odd input append it to a list: out[0] (zeroed) is its length, out[1..] the
+// entries in any order. atomic_add's old value is the slot nobody else gets.
+__kernel void append(__global const int *in, volatile __global int *out)
+{
+    const int v = in[get_global_id(0)];
+    if (v & 1) out[1 + atomic_add(&out[0], 1)] = v;
+}
+
+// out[0] (host: n) counts down; the work-item that takes it from 1 to 0 is the last one out and
+// writes its id to out[1]; out[2] (zeroed) counts how many think they were last.
+__kernel void countdown(__global const int *in, volatile __global int *out)
+{
+    if (atomic_sub(&out[0], 1) == 1) {
+        out[1] = get_global_id(0);
+        atomic_inc(&out[2]);
+    }
+}
+
+// A list pushed without a lock: out[0] (host: -1) is the head; each work-item swaps its id in and
+// links to the head it replaced, out[1 + i] = next. Every id ends up on the list exactly once.
+__kernel void pushList(__global const int *in, volatile __global int *out)
+{
+    const int i = get_global_id(0);
+    out[1 + i] = atomic_xchg(&out[0], i);
+}
+
+// ---- The global lock --------------------------------------------------------------------------
+// Contract: work-item 0 of each group takes the lock (0 free, 1 held; the host sets it), adds
+// value[group] to record[0] (the running sum), one to record[1] (the count) and logs the new sum
+// at log[count - 1]: two words and a log that atomics alone cannot keep consistent. A group that
+// has not got the lock after SPIN_BUDGET tries adds one to gaveUp[0] and leaves.
+// The record is volatile: a GPU's per-multiprocessor cache must not serve an old copy of it.
+// (Where the whole group could spin instead, see the handout: on a GPU without independent
+// scheduling, the work-item holding the lock could wait forever behind its own warp's spinners.)
+
+// The lecture's lock: no fence, released with a plain store. Its writes to the record may still
+// be on their way when the next holder reads it (the lecture's own objection). Meant to be wrong.
+__kernel void lockNoFence(__global const int *value, volatile __global int *lock,
+                          volatile __global int *record, volatile __global int *log,
+                          volatile __global int *gaveUp)
+{
+    if (get_local_id(0) != 0) return;
+    int spins = 0;
+    while (atomic_cmpxchg(lock, 0, 1) != 0)
+        if (++spins == SPIN_BUDGET) {
+            atomic_inc(gaveUp);
+            return;
+        }
+    const int sum = record[0] + value[get_group_id(0)];
+    const int count = record[1] + 1;
+    record[0] = sum;
+    record[1] = count;
+    log[count - 1] = sum;
+    *lock = 0;
+}
+
+// OpenCL 1.2 promises nothing about plain global accesses of different work-groups during a
+// kernel; atomics are the accesses it keeps coherent, so the record is read and written with them.
+int load(volatile __global int *p) { return atomic_or(p, 0); }
+void store(volatile __global int *p, int v) { atomic_xchg(p, v); }
+
+__kernel void lockFence(__global const int *value, volatile __global int *lock,
+                        volatile __global int *record, volatile __global int *log,
+                        volatile __global int *gaveUp)
+{
+    if (get_local_id(0) != 0) return;
+    int spins = 0;
+    while (atomic_cmpxchg(lock, 0, 1) != 0)
+        if (++spins == SPIN_BUDGET) {
+            atomic_inc(gaveUp);
+            return;
+        }
+    mem_fence(CLK_GLOBAL_MEM_FENCE);  // acquire: no access to the record before the lock is ours
+    const int sum = load(&record[0]) + value[get_group_id(0)];
+    const int count = load(&record[1]) + 1;
+    store(&record[0], sum);
+    store(&record[1], count);
+    log[count - 1] = sum;  // one writer per entry
+    mem_fence(CLK_GLOBAL_MEM_FENCE);  // release: the record is written before the lock is free
+    atomic_xchg(lock, 0);
+}
+
+// ---- A float sum with compare-and-swap --------------------------------------------------------
+// OpenCL 1.2 has atomics on 32-bit integers only. A float add is a loop: read the bits, add as
+// floats, and swap the new bits in only if nobody changed the old ones meanwhile; else retry with
+// what they wrote. Gives up after SPIN_BUDGET tries (the sum is then wrong, and checked).
+void atomicAddFloat(volatile __global float *sum, float v)
+{
+    volatile __global uint *bits = (volatile __global uint *)sum;
+    uint old = as_uint(0.0f);  // a guess: a failed swap tells the value (no plain read races)
+    for (int t = 0; t < SPIN_BUDGET; ++t) {
+        const uint seen = atomic_cmpxchg(bits, old, as_uint(as_float(old) + v));
+        if (seen == old) return;
+        old = seen;
+    }
+}
+
+// Contract: sum[0] (zeroed) += every x[i]; scratch holds one float per work-item.
+__kernel void floatSumCAS(__global const float *x, volatile __global float *sum,
+                          __local float *scratch)
+{
+    atomicAddFloat(sum, x[get_global_id(0)]);
+}
+
+// Lab 01's tree in local memory, then one compare-and-swap add per group (the group size is a
+// power of two).
+__kernel void floatSumTree(__global const float *x, volatile __global float *sum,
+                           __local float *scratch)
+{
+    const int id = get_local_id(0);
+    scratch[id] = x[get_global_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int stride = get_local_size(0) / 2; stride > 0; stride >>= 1) {
+        if (id < stride) scratch[id] += scratch[id + stride];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (id == 0) atomicAddFloat(sum, scratch[0]);
+}
+
+// ---- Voting -----------------------------------------------------------------------------------
+// Contract: out[i] = expensive(x[i], iters) where need[i] != 0, else x[i]; votes[2*group] = 1 if
+// any work-item of the group needs it, votes[2*group + 1] = 1 if all do. flags: two ints.
+
+// Turns of a cheap hash: the expensive branch.
+uint expensive(uint v, int iters)
+{
+    for (int k = 0; k < iters; ++k) v = (v ^ (v >> 13)) * 1664525u + 1013904223u;
+    return v;
+}
+
+// The group votes, then takes the branch only if some member needs it. Inside the branch every
+// member computes and those that need it keep the result, as a SIMD unit would.
+__kernel void voteSkip(__global const uint *x, __global const int *need, __global uint *out,
+                       __global int *votes, int iters, volatile __local int *flags)
+{
+    const int i = get_global_id(0), id = get_local_id(0);
+    if (id == 0) {
+        flags[0] = 0;  // any
+        flags[1] = 1;  // all
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (need[i]) atomic_or(&flags[0], 1);
+    else atomic_and(&flags[1], 0);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const int any = flags[0];
+    const uint e = expensive(x[i], any ? iters : 0);
+    out[i] = need[i] ? e : x[i];
+    if (id == 0) {
+        votes[2 * get_group_id(0)] = any;
+        votes[2 * get_group_id(0) + 1] = flags[1];
+    }
+}
+
+// No vote used: every group takes the branch. The same shape as voteSkip (the votes are still
+// counted), so the two differ only in the skip.
+__kernel void alwaysTake(__global const uint *x, __global const int *need, __global uint *out,
+                         __global int *votes, int iters, volatile __local int *flags)
+{
+    const int i = get_global_id(0), id = get_local_id(0);
+    if (id == 0) {
+        flags[0] = 0;
+        flags[1] = 1;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (need[i]) atomic_or(&flags[0], 1);
+    else atomic_and(&flags[1], 0);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint e = expensive(x[i], iters);
+    out[i] = need[i] ? e : x[i];
+    if (id == 0) {
+        votes[2 * get_group_id(0)] = flags[0];
+        votes[2 * get_group_id(0) + 1] = flags[1];
+    }
+}
+
+// The same vote per sub-group in hardware, where the device has sub-groups (the second build of
+// this file, with -D WITH_SUBGROUPS; elsewhere it is compiled against stand-ins and not run): a
+// sub-group in which nobody needs the branch skips it. The host sets votes[2*group] = 0 and
+// votes[2*group + 1] = 1; the first work-item of each sub-group folds its sub-group's votes in.
+#ifdef WITH_SUBGROUPS
+#ifdef cl_khr_subgroups
+#pragma OPENCL EXTENSION cl_khr_subgroups : enable
+#endif
+__kernel void voteSubgroup(__global const uint *x, __global const int *need, __global uint *out,
+                           volatile __global int *votes, int iters, volatile __local int *flags)
+{
+    const int i = get_global_id(0);
+    const int mine = need[i] != 0;
+    // Outside any if: the whole sub-group must reach a sub-group function.
+    const int any = sub_group_any(mine), all = sub_group_all(mine);
+    const uint e = expensive(x[i], any ? iters : 0);
+    out[i] = mine ? e : x[i];
+    if (get_sub_group_local_id() == 0) {
+        atomic_or(&votes[2 * get_group_id(0)], any != 0);
+        atomic_and(&votes[2 * get_group_id(0) + 1], all != 0);
+    }
+}
+#endif
+
+// ---- Barrier with a reduction -----------------------------------------------------------------
+// CUDA's __syncthreads_count/and/or: a barrier that also tells every work-item how many of the
+// group's predicates were true, whether all were, whether any was.
+// Contract: every work-item writes what it got to result[3*i] (count), [3*i+1] (all: 0/1) and
+// [3*i+2] (any: 0/1), so the host sees that each one got the group's answer.
+__kernel void syncCount(__global const int *pred, __global int *result, volatile __local int *count)
+{
+    const int i = get_global_id(0);
+    if (get_local_id(0) == 0) *count = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (pred[i]) atomic_inc(count);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const int c = *count;
+    result[3 * i] = c;
+    result[3 * i + 1] = c == (int)get_local_size(0);
+    result[3 * i + 2] = c > 0;
+}
