@@ -33,7 +33,7 @@ TEST_SUITE("lab") {
 
 TEST_CASE("lab09 every method verifies on POCL at each group count up to the resident ones") {
     const auto first = run_lab(kLab, {"--kernels", test::source("solutions"), "--variant", kGraded,
-                                      "--steps", "24"});
+                                      "--steps", "16"});
     CAPTURE(first.out);
     REQUIRE(first.exit_code == 0);
     CHECK(count(first.out, "verified") == 5);  // relaunch twice, three barriers
@@ -46,7 +46,7 @@ TEST_CASE("lab09 every method verifies on POCL at each group count up to the res
             CAPTURE(wg);
             const auto r = run_lab(kLab, {"--kernels", test::source("solutions"), "--variant",
                                           kGraded, "--groups", std::to_string(g), "--wg", wg,
-                                          "-n", "301", "--steps", "30", "--work", "2"});
+                                          "-n", "301", "--steps", "16", "--work", "2"});
             CAPTURE(r.out);
             CHECK(r.exit_code == 0);
             CHECK(count(r.out, "verified") == 5);
@@ -80,7 +80,7 @@ TEST_CASE("lab09 too many groups: the naive barriers give up within their budget
     CAPTURE(r.out);
     CHECK(r.exit_code == 1);
     CHECK_FALSE(r.timed_out);
-    CHECK(s < 20);  // two budgets of about 0.2 s each, and the lab's own start
+    CHECK(s < 20);  // two budgets of about 0.1 s each, and the lab's own start
     // POCL runs one group per thread: 2 arrive, the 38 others cannot start.
     CHECK(count(r.out, "barrier gave up at step 1: 2 of 40 groups arrived - the others were never "
                        "resident") == 2);
@@ -104,7 +104,7 @@ TEST_CASE("lab09 a barrier that does not wait is caught on POCL while the soluti
             CAPTURE(fixture);
             CAPTURE(wg);
             const std::vector<std::string> at{"--variant", variant, "--wg", wg, "-n", "301",
-                                              "--steps", "30"};
+                                              "--steps", "16"};
             auto bad = at;
             bad.insert(bad.end(), {"--kernels", test::fixture(fixture)});
             const auto r = run_lab(kLab, bad);

@@ -23,7 +23,7 @@ static Workload workload(const Lab &lab) {
     w.steps = x["steps"].as<unsigned>();
     w.work = x["work"].as<unsigned>();
     // A spin poll costs about 1 ns on a CPU core, about 1 us on a GPU, far more on Oclgrind.
-    w.budget = pick("budget", 1u << 12, 1u << 28, 1u << 21);
+    w.budget = pick("budget", 1u << 12, 1u << 27, 1u << 21);
     w.skew = pick("skew", 0, 1u << 12, 1u << 10);
     w.grace = pick("grace", 8, 1u << 19, 1u << 12);
     if (w.wg > dev.max_wg)
