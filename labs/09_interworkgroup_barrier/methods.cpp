@@ -62,6 +62,14 @@ const Method *Methods::find(const std::string &name) const {
     return nullptr;
 }
 
+// 1 to `most`: every count up to 16, then powers of two and `most` itself.
+static std::vector<std::size_t> group_counts(std::size_t most) {
+    std::vector<std::size_t> g;
+    for (std::size_t i = 1; i <= most; i = i < 16 ? i + 1 : i * 2) g.push_back(i);
+    if (g.back() != most) g.push_back(most);
+    return g;
+}
+
 int run_sweep(Lab &lab, Methods &m, Steps &steps, const Workload &w, std::size_t occ,
               const std::string &sweep) {
     Csv csv = lab.csv({"sweep", "method", "groups", "parts", "steps", "work", "n", "wg", "ms",
@@ -97,7 +105,7 @@ int run_sweep(Lab &lab, Methods &m, Steps &steps, const Workload &w, std::size_t
     };
     if (sweep == "groups") {  // thesis Appendix H (time) and J (memory) vs groups
         for (unsigned work : {w.work, w.work ? 0u : 64u})
-            for (std::size_t g = 1; g <= std::max<std::size_t>(occ, 1); ++g)
+            for (std::size_t g : group_counts(std::max<std::size_t>(occ, 1)))
                 for (const Method &mm : m.list)
                     if (mm.skipped.empty() && mm.name != "nofence") {
                         Workload ww = w;
