@@ -166,20 +166,20 @@ int discover(__global volatile uint *ctl, uint grace, uint budget, uint *parts) 
         uint grace, __global volatile uint *ctl, __global volatile uint *flags,                   \
         __global uint *seen
 
-// Each step: compute from one buffer into the other, then wait for every group.
-#define STEP_LOOP(me, parts, wait)                                                                 \
-    for (uint s = 0; s < steps; ++s) {                                                             \
-        hold_back(ctl, me, parts, skew, s);                                                             \
+// Each step: compute from one buffer into the other, then wait for every group; a barrier that
+// gave up ends the loop for the whole group. (No return inside: POCL compiles this far faster.)
+#define STEP_LOOP(go, me, parts, wait)                                                             \
+    for (uint s = 0, ok = go; s < steps && ok; ++s) {                                              \
+        hold_back(ctl, me, parts, skew, s);                                                        \
         do_step(s & 1 ? b : a, s & 1 ? a : b, n, s, work, me, parts);                              \
         if (get_local_id(0) == 0) seen[me] = s + 1;                                                \
-        if (!(wait)) return;                                                                       \
+        ok = (wait);                                                                               \
     }
 
-// Starts only when no group has given up (a group that starts after that stops at once).
+// A group takes part only when no group has given up (one that starts after that stops at once).
 #define START(go)                                                                                  \
     if (get_local_id(0) == 0) go = !ctl[GAVE_UP];                                                  \
-    barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
-    if (!go) return;
+    barrier(CLK_LOCAL_MEM_FENCE);
 
 __kernel void stepRelaunch(const __global uint *src, __global uint *dst, uint n, uint step,
                            uint work) {
@@ -190,21 +190,21 @@ __kernel void barrierCentralized(STEP_ARGS) {
     __local volatile int go;
     const uint me = get_group_id(0), parts = get_num_groups(0);
     START(go)
-    STEP_LOOP(me, parts, centralized_barrier(ctl, parts, budget, &go, 1))
+    STEP_LOOP(go, me, parts, centralized_barrier(ctl, parts, budget, &go, 1))
 }
 
 __kernel void barrierCentralizedNoFence(STEP_ARGS) {
     __local volatile int go;
     const uint me = get_group_id(0), parts = get_num_groups(0);
     START(go)
-    STEP_LOOP(me, parts, centralized_barrier(ctl, parts, budget, &go, 0))
+    STEP_LOOP(go, me, parts, centralized_barrier(ctl, parts, budget, &go, 0))
 }
 
 __kernel void barrierDecentralized(STEP_ARGS) {
     __local volatile int go;
     const uint me = get_group_id(0), parts = get_num_groups(0);
     START(go)
-    STEP_LOOP(me, parts, decentralized_barrier(flags, ctl, me, parts, s + 1, budget, &go, 1))
+    STEP_LOOP(go, me, parts, decentralized_barrier(flags, ctl, me, parts, s + 1, budget, &go, 1))
 }
 
 // Discovery first; the groups found share out all n elements, whatever number was launched.
@@ -219,9 +219,8 @@ __kernel void barrierDiscovered(STEP_ARGS) {
         parts = p;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (!go) return;
     const uint my = me, all = parts;
-    STEP_LOOP(my, all, decentralized_barrier(flags, ctl, my, all, s + 1, budget, &go, 1))
+    STEP_LOOP(go, my, all, decentralized_barrier(flags, ctl, my, all, s + 1, budget, &go, 1))
 }
 
 // The discovery step alone: how many groups of this size run at the same time here.
@@ -271,6 +270,6 @@ __kernel void barrierCentralizedC11(STEP_ARGS) {
     __local volatile int go;
     const uint me = get_group_id(0), parts = get_num_groups(0);
     START(go)
-    STEP_LOOP(me, parts, centralized_barrier_c11(ctl, parts, budget, &go))
+    STEP_LOOP(go, me, parts, centralized_barrier_c11(ctl, parts, budget, &go))
 }
 #endif
