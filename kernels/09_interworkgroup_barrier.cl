@@ -82,7 +82,8 @@ int decentralized_barrier(__global volatile uint *flags, __global volatile uint 
     // equal goal, bounded by keep_waiting(); one that gives up clears *go with atomic_xchg.
     // When all arrived, group 0 fences and writes out[g] = goal for every g. Each master polls
     // out[me] until it equals goal (bounded), then fences. Barriers for the whole group between
-    // these stages (every work-item reaches each one), and return *go.
+    // these stages (every work-item reaches each one), and return *go. Keep each barrier()
+    // outside `if (me == 0)`: legal there, but POCL 3.1 crashed on it (a double free).
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
     return 1;  // for now: every group goes on without waiting
 }
