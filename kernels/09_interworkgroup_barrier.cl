@@ -1,0 +1,216 @@
+// Lab 09 (starter): barriers between work-groups. Every kernel runs the same workload: `steps`
+// steps of a 1D computation on unsigned integers, in ping-pong buffers a and b, where each
+// element's new value reads elements owned by other work-groups in the previous step. So every
+// step needs every group's previous step finished: a barrier between work-groups.
+//
+// OpenCL has no such barrier. barrier() waits for the work-items of ONE group. Groups that are not
+// resident (not yet started, waiting for a free compute unit) cannot be waited for: a group that
+// spins for them holds the compute unit they need. Every spin here therefore has a budget; a group
+// that runs out of it raises ctl[GAVE_UP], which every other spin also watches, and all stop.
+
+// The control words (one buffer, zeroed by the host before each launch).
+#define GAVE_UP 0  // set by the first group whose wait runs out of budget
+#define COUNT 1    // centralized: groups arrived at the current barrier
+#define GEN 2      // centralized: barriers completed (the generation the waiters watch)
+#define POLL 3     // discovery: groups registered, with CLOSED once the poll is closed
+#define CLOSED 0x80000000u
+
+// One step of the workload for the groups `me`, me + parts, ... of `parts` taking part: element i
+// reads its two neighbours and the element half the array away, so every group reads others'.
+uint mix(uint x, uint work) {
+    for (uint k = 0; k < work; ++k) x = x * 1664525u + 1013904223u;  // the busy loop
+    return x;
+}
+void do_step(const __global uint *src, __global uint *dst, uint n, uint step, uint work, uint me,
+             uint parts) {
+    const uint wg = get_local_size(0), chunks = (n + wg - 1) / wg;
+    for (uint c = me; c < chunks; c += parts) {
+        const uint i = c * wg + get_local_id(0);
+        if (i >= n) continue;
+        const uint l = src[i == 0 ? n - 1 : i - 1], r = src[i + 1 == n ? 0 : i + 1];
+        dst[i] = mix(3u * src[i] + (l ^ r) + src[(i + n / 2) % n] + step, work);
+    }
+}
+
+// Holds one group back `skew` polls before every other step, group (s / 2) % parts, so that
+// groups are out of step (each in turn the last to arrive) and a group that went on without
+// waiting reads values not yet written: the host's check fails. Volatile loads: kept.
+void hold_back(__global volatile uint *ctl, uint me, uint parts, uint skew, uint s) {
+    if (parts < 2 || (s & 1) || me != (s / 2) % parts) return;
+    for (uint k = 0; k < skew; ++k)
+        if (ctl[GAVE_UP]) return;
+}
+
+// One poll of a bounded wait: 1 to keep waiting; 0 when some group gave up or this wait has used
+// its budget (then it raises GAVE_UP for every other group to see).
+int keep_waiting(__global volatile uint *ctl, uint *spins, uint budget) {
+    if (ctl[GAVE_UP]) return 0;
+    if (++*spins < budget) return 1;
+    atomic_xchg(&ctl[GAVE_UP], 1u);
+    return 0;
+}
+
+void fence_if(int fenced) {
+    if (fenced) mem_fence(CLK_GLOBAL_MEM_FENCE);
+}
+
+// The centralized barrier: the master work-item of each group counts its group in on ctl[COUNT];
+// the last to arrive resets the count and advances ctl[GEN], which the others spin on. Nothing
+// for the host to reset between barriers. Returns 1 when all `groups` arrived, 0 when it gave up.
+// `fenced` 0 leaves out the memory fences (the nofence demonstration).
+int centralized_barrier(__global volatile uint *ctl, uint groups, uint budget,
+                        __local volatile int *go, int fenced) {
+    // TODO (20 lines): master work-item (local id 0) only: read ctl[GEN] before arriving; fence;
+    // atomic_inc(&ctl[COUNT]); the last to arrive (it got groups - 1) resets COUNT with
+    // atomic_xchg, fences and atomic_inc's GEN; the others poll ctl[GEN] until it moves, with
+    // keep_waiting() bounding every poll. Tell the group through *go (1: all arrived, 0: gave
+    // up); fence; then a barrier for the whole group, and return *go. fence_if(fenced) for
+    // every fence, so the nofence demonstration can leave them out.
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    return 1;  // for now: every group goes on without waiting
+}
+
+// The decentralized barrier (Xiao and Feng): group `me` sets its arrival flag in[me] to `goal`;
+// group 0's work-items each watch some of the flags, then set every group's release flag
+// out[g] = goal; each group's master waits for its own. No read-modify-write on shared words;
+// goals increase step by step, so no flag is ever reset. flags holds in[groups] then out[groups].
+int decentralized_barrier(__global volatile uint *flags, __global volatile uint *ctl, uint me,
+                          uint groups, uint goal, uint budget, __local volatile int *go,
+                          int fenced) {
+    // TODO (30 lines): the master sets *go = 1 and, after a fence, in[me] = goal. Group 0's
+    // work-items each poll some of the in[] flags (g = local id, + local size, ...) until they
+    // equal goal, bounded by keep_waiting(); one that gives up clears *go with atomic_xchg.
+    // When all arrived, group 0 fences and writes out[g] = goal for every g. Each master polls
+    // out[me] until it equals goal (bounded), then fences. Barriers for the whole group between
+    // these stages (every work-item reaches each one), and return *go. Keep each barrier()
+    // outside `if (me == 0)`: legal there, but POCL 3.1 crashed on it (a double free).
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    return 1;  // for now: every group goes on without waiting
+}
+
+// Occupancy discovery (after Sorensen et al., OOPSLA 2016), run by each group's master: while the
+// poll is open, a group takes the next id; group 0 closes the poll once `grace` polls in a row saw
+// no newcomer. A group that finds it closed was not running while it was open: it takes no part
+// (-1). Every registered group was running while the poll was open, so all of them are resident
+// together and may wait for one another. *parts: how many registered.
+int discover(__global volatile uint *ctl, uint grace, uint budget, uint *parts) {
+    uint s = atomic_or(&ctl[POLL], 0u);
+    int id = -1;
+    while (!(s & CLOSED)) {
+        const uint old = atomic_cmpxchg(&ctl[POLL], s, s + 1);
+        if (old == s) {
+            id = (int)s;
+            break;
+        }
+        s = old;
+    }
+    if (id < 0) return -1;
+    uint spins = 0;
+    if (id == 0) {
+        uint seen = 1, quiet = 0;
+        while (quiet < grace && ++spins < budget) {
+            const uint now = atomic_or(&ctl[POLL], 0u);
+            quiet = now == seen ? quiet + 1 : 0;
+            seen = now;
+        }
+        s = atomic_or(&ctl[POLL], CLOSED) | CLOSED;
+    } else {
+        while (!((s = atomic_or(&ctl[POLL], 0u)) & CLOSED))
+            if (!keep_waiting(ctl, &spins, budget)) return -1;
+    }
+    *parts = s & ~CLOSED;
+    return id;
+}
+
+// The kernels with a barrier inside: all take the same arguments. seen[g]: the steps group g has
+// finished (the host counts who arrived when a barrier gave up).
+#define STEP_ARGS                                                                                  \
+    __global uint *a, __global uint *b, uint n, uint steps, uint work, uint skew, uint budget,     \
+        uint grace, __global volatile uint *ctl, __global volatile uint *flags,                   \
+        __global uint *seen
+
+// Each step: compute from one buffer into the other, then wait for every group; a barrier that
+// gave up ends the loop for the whole group. (No return inside: POCL compiles this far faster.)
+#define STEP_LOOP(go, me, parts, wait)                                                             \
+    for (uint s = 0, ok = go; s < steps && ok; ++s) {                                              \
+        hold_back(ctl, me, parts, skew, s);                                                        \
+        do_step(s & 1 ? b : a, s & 1 ? a : b, n, s, work, me, parts);                              \
+        if (get_local_id(0) == 0) seen[me] = s + 1;                                                \
+        ok = (wait);                                                                               \
+    }
+
+// A group takes part only when no group has given up (one that starts after that stops at once).
+#define START(go)                                                                                  \
+    if (get_local_id(0) == 0) go = !ctl[GAVE_UP];                                                  \
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+__kernel void stepRelaunch(const __global uint *src, __global uint *dst, uint n, uint step,
+                           uint work) {
+    do_step(src, dst, n, step, work, get_group_id(0), get_num_groups(0));
+}
+
+__kernel void barrierCentralized(STEP_ARGS) {
+    __local volatile int go;
+    const uint me = get_group_id(0), parts = get_num_groups(0);
+    START(go)
+    STEP_LOOP(go, me, parts, centralized_barrier(ctl, parts, budget, &go, 1))
+}
+
+__kernel void barrierCentralizedNoFence(STEP_ARGS) {
+    __local volatile int go;
+    const uint me = get_group_id(0), parts = get_num_groups(0);
+    START(go)
+    STEP_LOOP(go, me, parts, centralized_barrier(ctl, parts, budget, &go, 0))
+}
+
+__kernel void barrierDecentralized(STEP_ARGS) {
+    __local volatile int go;
+    const uint me = get_group_id(0), parts = get_num_groups(0);
+    START(go)
+    STEP_LOOP(go, me, parts, decentralized_barrier(flags, ctl, me, parts, s + 1, budget, &go, 1))
+}
+
+// Discovery first; the groups found share out all n elements, whatever number was launched.
+__kernel void barrierDiscovered(STEP_ARGS) {
+    __local volatile int go;
+    __local uint me, parts;
+    if (get_local_id(0) == 0) {
+        uint p = 0;
+        const int id = discover(ctl, grace, budget, &p);
+        go = id >= 0;
+        me = id < 0 ? 0 : (uint)id;
+        parts = p;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint my = me, all = parts;
+    STEP_LOOP(go, my, all, decentralized_barrier(flags, ctl, my, all, s + 1, budget, &go, 1))
+}
+
+// The discovery step alone: how many groups of this size run at the same time here.
+__kernel void discoverOccupancy(__global volatile uint *ctl, uint grace, uint budget) {
+    if (get_local_id(0) == 0) {
+        uint p = 0;
+        discover(ctl, grace, budget, &p);
+    }
+}
+
+// The centralized barrier with OpenCL 2.0/3.0 atomics: acquire/release at device scope say in the
+// atomics themselves what the fences said. Built only where the device offers them.
+#if __OPENCL_C_VERSION__ >= 200 &&                                                                 \
+    (__OPENCL_C_VERSION__ < 300 || defined(__opencl_c_atomic_scope_device))
+int centralized_barrier_c11(__global volatile uint *ctl, uint groups, uint budget,
+                            __local volatile int *go) {
+    // TODO (optional, 25 lines, after centralized_barrier): the same barrier with C11 atomics:
+    // atomic_fetch_add_explicit(count, 1u, memory_order_acq_rel, memory_scope_device), a
+    // release increment of gen, acquire loads while polling it; no mem_fence needed.
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    return 1;  // for now: every group goes on without waiting
+}
+
+__kernel void barrierCentralizedC11(STEP_ARGS) {
+    __local volatile int go;
+    const uint me = get_group_id(0), parts = get_num_groups(0);
+    START(go)
+    STEP_LOOP(go, me, parts, centralized_barrier_c11(ctl, parts, budget, &go))
+}
+#endif

@@ -1,0 +1,50 @@
+// Lab 09's declaration: read by its main, and by the grader and the tests through --describe.
+#pragma once
+#include "synclab/declaration.hpp"
+
+inline const synclab::Declaration kLab{
+    .dir = SYNCLAB_LAB_DIR,
+    .summary = "barriers between work-groups: relaunch per step, centralized, decentralized, and "
+               "one after occupancy discovery that never deadlocks; too many groups give up, "
+               "never hang (plot: `scripts/plot_09_interworkgroup_barrier.sh`)",
+    .description = "Barriers between work-groups: one launch per step, a centralized and a "
+                   "decentralized (Xiao-Feng) barrier inside one launch, and occupancy discovery "
+                   "(Sorensen et al.) that never deadlocks. Every wait is bounded: too many groups "
+                   "give up and exit 1.",
+    // discovered waits with the student's decentralized barrier; c11 is optional and needs
+    // OpenCL C 2.0/3.0 device-scope atomics.
+    .variants = {{.name = "relaunch", .kernels = {"stepRelaunch"}},
+                 {.name = "centralized", .kernels = {"barrierCentralized"}, .todo = true},
+                 {.name = "decentralized", .kernels = {"barrierDecentralized"}, .todo = true},
+                 {.name = "discovered", .kernels = {"barrierDiscovered"}, .todo = true},
+                 {.name = "nofence", .kernels = {"barrierCentralizedNoFence"},
+                  .demonstration = true},
+                 {.name = "c11", .kernels = {"barrierCentralizedC11"}, .todo = true,
+                  .graded = false}},
+    // Without --groups the barriers run with as many groups as discovery finds resident, the
+    // last held back each step (--skew) so a barrier that does not wait gives a wrong answer.
+    // Work-groups of 1 to 256 work-items, n not a multiple of the group, and one group alone
+    // (at the default size: each new size costs POCL a compile of every kernel).
+    // Few steps: a spinning wait costs a time slice on a loaded CPU.
+    .grading = {{"--steps", "16"},
+                {"--wg", "1", "-n", "61", "--steps", "16"},
+                {"--wg", "256", "-n", "3001", "--steps", "12", "--work", "3"},
+                {"-n", "777", "--steps", "12", "--groups", "1"}},
+    // Oclgrind runs one group at a time: discovery finds one, and every barrier has one group.
+    .race_check = {"-n", "64", "--wg", "16", "--steps", "3"},
+    .options =
+        [](cxxopts::Options &p) {
+            p.add_options()
+                ("steps", "steps, each ended by a barrier between work-groups",
+                 cxxopts::value<unsigned>()->default_value("64"))
+                ("work", "busy-loop turns per element per step",
+                 cxxopts::value<unsigned>()->default_value("0"))
+                ("skew", "polls the last group waits before each step (0: in step)",
+                 cxxopts::value<unsigned>())
+                ("budget", "polls a wait may take before it gives up", cxxopts::value<unsigned>())
+                ("grace", "discovery: polls with no newcomer before the poll closes",
+                 cxxopts::value<unsigned>())
+                ("sweep", "measure instead: groups (thesis App. H, J), steps (App. I) or "
+                          "occupancy", cxxopts::value<std::string>());
+        },
+};

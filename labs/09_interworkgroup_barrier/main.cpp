@@ -1,0 +1,122 @@
+// Lab 09: barriers between work-groups. The same stepped workload synchronised four ways: one
+// launch per step (the host or the queue is the barrier), a centralized and a decentralized
+// barrier inside one launch, and the decentralized one among the groups an occupancy discovery
+// found resident. Every wait is bounded: launched past what is resident, a barrier gives up.
+#include <cstdio>
+#include <cstdlib>
+
+#include "declaration.hpp"
+#include "methods.hpp"
+#include "synclab/lab.hpp"
+
+using namespace synclab;
+
+static Workload workload(const Lab &lab) {
+    const DeviceInfo &dev = lab.env.info;
+    const cxxopts::ParseResult &x = lab.opt.extra;
+    const bool og = dev.is_oclgrind(), cpu = dev.is_cpu();
+    auto pick = [&](const char *name, unsigned oclgrind, unsigned cpu_v, unsigned gpu) {
+        return x.count(name) ? x[name].as<unsigned>() : og ? oclgrind : cpu ? cpu_v : gpu;
+    };
+    Workload w;
+    w.wg = lab.opt.wg ? lab.opt.wg : std::min<std::size_t>(og ? 16 : 64, dev.max_wg);
+    w.n = lab.opt.n ? lab.opt.n : og ? 64 : 4096;
+    w.steps = x["steps"].as<unsigned>();
+    w.work = x["work"].as<unsigned>();
+    // A spin poll costs about 1 ns on a CPU core, about 1 us on a GPU, far more on Oclgrind.
+    w.budget = pick("budget", 1u << 12, 1u << 27, 1u << 21);
+    w.skew = pick("skew", 0, 1u << 12, 1u << 10);
+    w.grace = pick("grace", 8, 1u << 19, 1u << 12);
+    if (w.wg > dev.max_wg)
+        throw UsageError("--wg " + std::to_string(w.wg) + " is more than this device's largest "
+                         "work-group: use --wg " + std::to_string(dev.max_wg) + " or less");
+    if (w.n < 2 || w.n > (std::size_t(1) << 28))
+        throw UsageError("-n " + std::to_string(w.n) + " is out of range: use -n 2 to 268435456");
+    if (w.steps < 1 || w.steps > 100000)
+        throw UsageError("--steps " + std::to_string(w.steps) + " is out of range: use 1 to 100000");
+    if (w.budget < 16) throw UsageError("--budget must be at least 16 polls");
+    if (lab.opt.exact)
+        throw UsageError("--exact is for the labs that add floats; lab 09's integers are always "
+                         "compared exactly: leave out --exact");
+    return w;
+}
+
+static int run(Lab &lab) {
+    const DeviceInfo &dev = lab.env.info;
+    const Workload w = workload(lab);
+    const std::string sweep = lab.opt.extra.count("sweep") ? lab.opt.extra["sweep"].as<std::string>() : "";
+    if (!sweep.empty() && sweep != "groups" && sweep != "steps" && sweep != "occupancy")
+        throw UsageError("unknown --sweep '" + sweep + "': use groups, steps or occupancy");
+    const bool given = lab.opt.extra.count("groups") && lab.opt.groups;
+    if (lab.opt.extra.count("groups") && !lab.opt.groups)
+        throw UsageError("--groups 0 is no number of groups: leave it out to use the groups "
+                         "discovered resident, or give 1 or more");
+
+    Methods m(lab, w);  // builds every selected kernel (and c11 where it can be built)
+    Steps steps(lab.env, w.n, lab.rng);
+    const std::size_t chunks = (w.n + w.wg - 1) / w.wg;
+    const std::size_t probe = std::max<std::size_t>(64, std::size_t(dev.compute_units) * 64);
+    const std::size_t occ = steps.discover(m.discovery, probe, w);
+    // Without --groups: the barriers get the groups discovery found running at once; relaunch and
+    // discovered get one group per chunk of the work, however many that is.
+    // At least one group per compute unit is resident whatever discovery saw (POCL: a thread each).
+    const std::size_t naive = given ? lab.opt.groups : std::max<std::size_t>(occ, dev.compute_units);
+    const std::size_t natural = given ? lab.opt.groups : chunks;
+
+    char what[240];
+    std::snprintf(what, sizeof what, "n = %zu, %u steps, work %u, groups of %zu; discovery: %zu "
+                  "of %zu groups resident at once (%u compute units)", w.n, w.steps, w.work, w.wg,
+                  occ, probe, dev.compute_units);
+    lab.banner(what);
+    if (!sweep.empty()) return run_sweep(lab, m, steps, w, occ, sweep);
+
+    Csv csv = lab.csv({"method", "groups", "parts", "steps", "work", "n", "wg", "ms",
+                       "per_sync_us", "verified", "gave_up"});
+    std::printf("%-28s %7s %6s %10s %12s  %s\n", "kernel (method)", "groups", "took", "ms",
+                "us per step", "result");
+    std::vector<Verdict> verdicts;
+    double wait_us = 0, queue_us = 0, best_us = 0;
+    for (Method &mm : m.list) {
+        if (!mm.skipped.empty()) {
+            std::printf("%-28s not run: %s\n", mm.kernel_name.c_str(), mm.skipped.c_str());
+            lab.skipped(mm.variant, mm.skipped);
+            continue;
+        }
+        const std::size_t groups = mm.how != How::InKernel || mm.discovered ? natural : naive;
+        const Outcome o = steps.run(mm.kernel, mm.how, groups, w, mm.discovered);
+        const double us = o.ms * 1000 / w.steps;
+        std::printf("%-28s %7zu %6zu %10.3f %12.2f  %s\n", mm.label.c_str(), o.launched, o.parts,
+                    o.ms, us, o.text().c_str());
+        if (mm.how == How::RelaunchWait) wait_us = us;
+        if (mm.how == How::RelaunchQueue) queue_us = us;
+        const bool graded_barrier = mm.how == How::InKernel && !lab.is_demonstration(mm.variant);
+        if (graded_barrier && o.ok() && o.parts > 1 && (best_us == 0 || us < best_us)) best_us = us;
+        csv("method", mm.name)("groups", o.launched)("parts", o.parts)("steps", w.steps)(
+            "work", w.work)("n", w.n)("wg", w.wg)("ms", o.ms)("per_sync_us", us)(
+            "verified", o.ok())("gave_up", o.gave_up);
+        csv.row();
+        // relaunch's two rows make one verdict: wrong when either is.
+        if (!verdicts.empty() && verdicts.back().variant == mm.variant) {
+            if (!o.ok()) verdicts.back() = {mm.variant, false, mm.label + ": " + o.text()};
+        } else {
+            verdicts.push_back({mm.variant, o.ok(), mm.label + ": " + o.text()});
+        }
+    }
+    if (best_us > 0 && wait_us > 0)
+        std::printf("best barrier inside one launch: %.2f us per step; relaunch with the host "
+                    "waiting costs %.1fx that, back-to-back relaunch %.1fx%s\n", best_us,
+                    wait_us / best_us, queue_us / best_us,
+                    w.skew ? " (the barriers' groups held back by --skew; --sweep steps times "
+                             "them in step)" : "");
+    if (naive > occ && !dev.is_oclgrind())
+        std::printf("%zu groups asked for, %zu found resident: a barrier over all of them waits "
+                    "for groups that cannot start until it ends\n", naive, occ);
+    return lab.exit_code(verdicts);
+}
+
+int main(int argc, char **argv) {
+    // Oclgrind runs groups on one worker thread per core unless told: with one, groups run one
+    // at a time, as the lab (and a deterministic race check) assumes. The caller's setting wins.
+    setenv("OCLGRIND_NUM_THREADS", "1", 0);
+    return run_lab(argc, argv, kLab, run);
+}

@@ -1,0 +1,163 @@
+// lab09_interworkgroup_barrier: every method verified up to the groups found resident, discovery
+// far beyond them, too many groups give up in bounded time (no hang), a barrier that does not
+// wait is caught while the solution passes, bad input refused. Timings are never asserted.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <regex>
+#include <unistd.h>
+
+#include "support.hpp"
+
+namespace fs = std::filesystem;
+using test::run_lab;
+
+static const std::string kLab = "lab09_interworkgroup_barrier";
+static const std::string kGraded = "relaunch,centralized,decentralized,discovered";
+
+static int count(const std::string &text, const std::string &word) {
+    int n = 0;
+    for (auto at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) ++n;
+    return n;
+}
+
+// "discovery: N of" in the banner.
+static int discovered(const std::string &out) {
+    std::smatch m;
+    return std::regex_search(out, m, std::regex("discovery: ([0-9]+) of")) ? std::stoi(m[1]) : -1;
+}
+
+TEST_SUITE("lab") {
+
+TEST_CASE("lab09 every method verifies on POCL at each group count up to the resident ones") {
+    const auto first = run_lab(kLab, {"--kernels", test::source("solutions"), "--variant", kGraded,
+                                      "--steps", "16"});
+    CAPTURE(first.out);
+    REQUIRE(first.exit_code == 0);
+    CHECK(count(first.out, "verified") == 5);  // relaunch twice, three barriers
+    const int occ = discovered(first.out);
+    CHECK(occ >= 1);
+    // One group per compute unit at least (POCL: 2 threads, 2 groups), and what discovery saw.
+    for (int g = 1; g <= std::max(occ, 2); ++g)
+        for (const char *wg : {"1", "64"}) {
+            CAPTURE(g);
+            CAPTURE(wg);
+            const auto r = run_lab(kLab, {"--kernels", test::source("solutions"), "--variant",
+                                          kGraded, "--groups", std::to_string(g), "--wg", wg,
+                                          "-n", "301", "--steps", "16", "--work", "2"});
+            CAPTURE(r.out);
+            CHECK(r.exit_code == 0);
+            CHECK(count(r.out, "verified") == 5);
+            CHECK(count(r.out, "WRONG") + count(r.out, "gave up") == 0);
+        }
+}
+
+TEST_CASE("lab09 discovered verifies at sizes far beyond the groups resident, on POCL and Oclgrind") {
+    const auto r = run_lab(kLab, {"--kernels", test::source("solutions"), "--variant", "discovered",
+                                  "--groups", "500", "-n", "20000", "--wg", "8", "--steps", "12"});
+    CAPTURE(r.out);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find("barrierDiscovered (discovered)     500") != std::string::npos);
+    CHECK(count(r.out, "verified") == 1);
+    if (!test::have_oclgrind()) return;
+    // Oclgrind runs one group at a time: discovery finds one, and that one does all the work.
+    const auto o = run_lab(kLab, {"--kernels", test::source("solutions"), "--device", "oclgrind",
+                                  "--variant", "discovered", "--groups", "6", "-n", "48", "--wg",
+                                  "8", "--steps", "2"});
+    CAPTURE(o.out);
+    CHECK(o.exit_code == 0);
+    CHECK(discovered(o.out) == 1);
+    CHECK(o.out.find("      6      1 ") != std::string::npos);  // 6 launched, 1 took part
+}
+
+TEST_CASE("lab09 too many groups: the naive barriers give up within their budget, no hang") {
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto r = run_lab(kLab, {"--kernels", test::source("solutions"), "--variant",
+                                  "centralized,decentralized", "--groups", "40"});
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    CAPTURE(r.out);
+    CHECK(r.exit_code == 1);
+    CHECK_FALSE(r.timed_out);
+    CHECK(s < 20);  // two budgets of about 0.1 s each, and the lab's own start
+    // POCL runs one group per thread: 2 arrive, the 38 others cannot start.
+    CHECK(count(r.out, "barrier gave up at step 1: 2 of 40 groups arrived - the others were never "
+                       "resident") == 2);
+    CHECK(count(r.out, "verified") == 0);
+    if (!test::have_oclgrind()) return;
+    const auto o = run_lab(kLab, {"--kernels", test::source("solutions"), "--device", "oclgrind",
+                                  "--variant", "centralized", "--groups", "3", "-n", "48", "--wg",
+                                  "8", "--steps", "2"});
+    CAPTURE(o.out);
+    CHECK(o.exit_code == 1);
+    CHECK(o.out.find("barrier gave up at step 1") != std::string::npos);
+}
+
+TEST_CASE("lab09 a barrier that does not wait is caught on POCL while the solution passes") {
+    // Fixture -> the variant whose barrier lacks its wait. Groups are held back in turn (--skew),
+    // so a group that goes on reads values not yet written: the exact check fails.
+    for (const auto &[fixture, variant] :
+         std::vector<std::pair<std::string, std::string>>{{"missing_wait_09", "centralized"},
+                                                          {"missing_release_wait_09", "decentralized"}})
+        for (const char *wg : {"1", "64"}) {
+            CAPTURE(fixture);
+            CAPTURE(wg);
+            const std::vector<std::string> at{"--variant", variant, "--wg", wg, "-n", "301",
+                                              "--steps", "16"};
+            auto bad = at;
+            bad.insert(bad.end(), {"--kernels", test::fixture(fixture)});
+            const auto r = run_lab(kLab, bad);
+            CAPTURE(r.out);
+            CHECK(r.exit_code == 1);
+            CHECK(count(r.out, "verified") == 0);
+            auto good = at;
+            good.insert(good.end(), {"--kernels", test::source("solutions")});
+            const auto g = run_lab(kLab, good);
+            CAPTURE(g.out);
+            CHECK(g.exit_code == 0);
+            CHECK(count(g.out, "verified") == 1);
+        }
+    // The starter's barriers do not wait yet: wrong, never hung.
+    const auto s = run_lab(kLab, {"--kernels", test::source("kernels"), "--variant",
+                                  "centralized,decentralized,discovered"});
+    CAPTURE(s.out);
+    CHECK(s.exit_code == 1);
+    CHECK(count(s.out, "WRONG") == 3);
+}
+
+TEST_CASE("lab09 bad input exits 2 with one line naming the cause and the fix") {
+    const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
+        {{"--steps", "0"}, "use 1 to 100000"},
+        {{"-n", "1"}, "use -n 2 to 268435456"},
+        {{"--wg", "100000"}, "use --wg 4096 or less"},
+        {{"--groups", "0"}, "leave it out"},
+        {{"--budget", "3"}, "--budget must be at least 16"},
+        {{"--sweep", "fast"}, "use groups, steps or occupancy"},
+        {{"--exact"}, "leave out --exact"},
+        {{"--variant", "fast"}, "unknown --variant 'fast'"},
+    };
+    for (const auto &[args, says] : cases) test::check_usage_error(kLab, args, says);
+}
+
+TEST_CASE("lab09 the plot script draws the sweeps' CSV or says how to install gnuplot") {
+    const auto dir = fs::temp_directory_path() / ("synclab-lab09-plot-" + std::to_string(getpid()));
+    fs::create_directories(dir);
+    const auto csv = (dir / "groups.csv").string(), png = (dir / "groups.png").string();
+    REQUIRE(run_lab(kLab, {"--kernels", test::source("solutions"), "--sweep", "groups", "--steps",
+                           "8", "--csv", csv}).exit_code == 0);
+    const auto r = synclab::run_process(
+        {test::source("scripts/plot_09_interworkgroup_barrier.sh"), csv, png});
+    CAPTURE(r.err);
+    if (std::system("command -v gnuplot >/dev/null 2>&1") == 0) {
+        CHECK(r.exit_code == 0);
+        CHECK(fs::exists(png));
+        CHECK(fs::file_size(png) > 1000);
+    } else {
+        CHECK(r.exit_code == 2);
+        CHECK(r.err.find("apt-get install gnuplot-nox") != std::string::npos);
+    }
+    fs::remove_all(dir);
+}
+
+}  // TEST_SUITE
