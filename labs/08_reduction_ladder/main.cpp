@@ -128,7 +128,8 @@ static int run(Lab &lab) {
         bounds.csv_cells(csv, gbps);
         csv.row();
     }
-    if (!best.empty()) std::printf("%s\n", bounds.best(best, best_gbps).c_str());
+    if (dev.is_oclgrind()) std::printf("best: not judged on Oclgrind (an interpreter: its times mean nothing)\n");
+    else if (!best.empty()) std::printf("%s\n", bounds.best(best, best_gbps).c_str());
     return lab.exit_code(verdicts);
 }
 
