@@ -133,9 +133,10 @@ TEST_CASE("lab08 probe shapes follow the device class and cover every float4 onc
     CHECK(g[2].groups == (std::size_t(1) << 24) / 256);  // one float4 per work-item
     for (const auto &s : g) CHECK_FALSE(s.blocked);
     const auto c = probe_shapes(cpu, 1 << 20, 256);
-    REQUIRE(c.size() == 2);
+    REQUIRE(c.size() == 3);
     CHECK(c[0].groups == 2);
     CHECK(c[1].groups == 8);
+    CHECK(c[2].groups == 16);
     for (const auto &s : c) CHECK(s.blocked);
     // Tiny n: never more groups than float4s need, never none.
     for (const auto &s : probe_shapes(gpu, 3, 256)) CHECK(s.groups == 1);

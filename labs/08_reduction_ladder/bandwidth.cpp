@@ -83,9 +83,10 @@ std::vector<ProbeShape> probe_shapes(const DeviceInfo &dev, std::size_t n, std::
             if (s.groups == groups) return;
         shapes.push_back({wg, groups, dev.is_cpu()});
     };
-    if (dev.is_cpu()) {
+    if (dev.is_cpu()) {  // v6/v7 run 8 per core (--per-cu): the probe tries that too
         add(cus);
         add(4 * cus);
+        add(8 * cus);
     } else {
         add(8 * cus);
         add(32 * cus);

@@ -26,7 +26,7 @@ struct ProbeShape {
     bool blocked = false;
 };
 // The shapes a probe tries, per device class as the rungs are tuned: on a GPU 8 and 32 groups
-// per compute unit and one float4 per work-item; on a CPU 1 and 4 groups per core, blocked.
+// per compute unit and one float4 per work-item; on a CPU 1, 4 and 8 groups per core, blocked.
 std::vector<ProbeShape> probe_shapes(const DeviceInfo &dev, std::size_t n, std::size_t wg);
 // Work-item gid touches float4 gid*spread + k*step while below gid*spread + span (and `units`).
 struct Stride {
