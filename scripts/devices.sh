@@ -69,6 +69,7 @@ run() {
     case "$(echo "$name $dev" | tr 'A-Z' 'a-z')" in *oclgrind*) oclgrind=1 ;; esac
     dir=$out/$(slug "$label")
     mkdir -p "$dir"
+    dir=$(cd "$dir" && pwd)
     printf 'kind\t%s\ndevice\t%s\nspec\t%s\nhost\t%s\ndate\t%s\n' "$label" "${name:-$dev}" "$dev" \
       "$(uname -n)" "$(date -u +%Y-%m-%dT%H:%MZ)" > "$dir/kind.txt"
     echo "devices.sh: $label ($dev) -> $dir"
@@ -82,9 +83,10 @@ run() {
         [ -n "$race" ] && mapfile -t args <<< "$race"
       fi
       local rc=0
-      "$exe" --device "$dev" --kernels "$root/solutions" --variant all --timeout 120 \
-        "${args[@]}" --verdict "$dir/lab$id.verdict" --csv "$dir/lab$id.csv" \
-        > "$dir/lab$id.out" 2>&1 || rc=$?
+      # From the results folder, so what the lab prints names its files as they are kept.
+      (cd "$dir" && "$exe" --device "$dev" --kernels "$root/solutions" --variant all \
+        --timeout 120 "${args[@]}" --verdict "lab$id.verdict" --csv "lab$id.csv" \
+        > "lab$id.out" 2>&1) || rc=$?
       "$exe" --describe > "$dir/lab$id.describe"
       echo "  lab$id: exit $rc"
     done
