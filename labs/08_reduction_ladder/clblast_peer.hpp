@@ -14,6 +14,7 @@ struct LibraryPeer {
     double value = 0;     // the last trial's sum
     double ms = 0;        // median, from the marker before the call to the end of its last kernel
     double gbps = 0;      // gb_per_s(reduce_bytes(n), ms)
+    bool last_kernel_only = false;  // the driver gave no marker time: its last kernel alone
 };
 
 // CLBlastSsum over the n floats in x: one warm-up (CLBlast compiles its kernels at first use),
