@@ -8,7 +8,7 @@
 #       default size, with --variant all; on Oclgrind with its race-check arguments. Raw results
 #       go to DIR/<kind>/ (default DIR: build/devices): LAB.verdict, LAB.csv, LAB.out, and
 #       kind.txt. NAME labels the device in the table (default: its platform / device name);
-#       with several --device, each gets its own name from the list.
+#       --kind goes with exactly one --device.
 #   scripts/devices.sh table DIR... [--to FILE]
 #       merges the raw results of every DIR (from any machines) into FILE (default
 #       handouts/devices.md): one section per device kind, one row per lab and variant.
@@ -47,6 +47,10 @@ run() {
       *) usage ;;
     esac
   done
+  if [ -n "$kind" ] && [ ${#devices[@]} -ne 1 ]; then
+    echo "devices.sh: --kind names one device: give exactly one --device with it" >&2
+    exit 2
+  fi
   local all_labs
   all_labs=($(labs))
   [ ${#all_labs[@]} -gt 0 ] || { echo "devices.sh: no lab built in $bin: build first (bash scripts/setup.sh)" >&2; exit 2; }
@@ -57,7 +61,6 @@ run() {
                                              { print $1 "\t" substr($0, at) }')
   if [ ${#devices[@]} -eq 0 ]; then
     while IFS=$'\t' read -r spec _; do devices+=("$spec"); done <<< "$listing"
-    kind=""  # one name cannot label every device
   fi
   mkdir -p "$out"
   local dev
