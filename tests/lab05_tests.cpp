@@ -39,7 +39,14 @@ TEST_CASE("lab05 the solution verifies all six kernels and the k sweep on every 
         CAPTURE(r.err);
         CHECK(r.exit_code == 0);
         CHECK(count(r.out, "WRONG") == 0);
-        CHECK(count(r.out, "verified") == 6 + 32);  // the table, then k = 1..32
+        CHECK(count(r.out, "verified") == 7 + 32);  // the table, then k = 1..32
+        // Every theory names the model its ratio tests: oneExpensive against its twin lies
+        // between its longest warp and the turns issued; against evenOddUniform it is the 32x.
+        CHECK(r.out.find("evenOddUniform          ") != std::string::npos);
+        CHECK(r.out.find("      2x  paths per warp ") != std::string::npos);
+        CHECK(r.out.find("oneExpensiveUniform ") != std::string::npos);
+        CHECK(r.out.find("   1-30x  longest warp .. turns issued ") != std::string::npos);
+        CHECK(r.out.find("     32x  same turns, all lanes busy ") != std::string::npos);
         for (const char *k : {"evenOdd ", "evenOddUniform", "kWay ", "kWayUniform", "oneExpensive ",
                               "oneExpensiveUniform"})
             CHECK(r.out.find(k) != std::string::npos);
@@ -47,14 +54,15 @@ TEST_CASE("lab05 the solution verifies all six kernels and the k sweep on every 
         std::ifstream in(csv);
         std::string line;
         std::getline(in, line);
-        CHECK(line == "variant,k,n,wg,iters,simd,uniform_ms,divergent_ms,slowdown,theory,verified");
+        CHECK(line == "variant,k,n,wg,iters,simd,uniform_ms,divergent_ms,slowdown,theory,theory_low,"
+                      "model,baseline,verified");
         int rows = 0, sweep = 0;
         while (std::getline(in, line)) {
             ++rows;
             sweep += line.rfind("kway_sweep,", 0) == 0;
             CHECK(line.substr(line.size() - 2) == ",1");  // verified
         }
-        CHECK(rows == 3 + 32);
+        CHECK(rows == 4 + 32);  // the three pairs, oneExpensive against evenOddUniform, the sweep
         CHECK(sweep == 32);
     }
     fs::remove(csv);

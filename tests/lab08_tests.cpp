@@ -3,6 +3,7 @@
 // reported. Nothing here asserts a speed.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -87,6 +88,84 @@ TEST_CASE("lab08 copy probe copies every float and counts two bytes moved per by
     }
 }
 
+TEST_CASE("lab08 read probe counts the bytes read once and checks its sum") {
+    CHECK(read_bytes(1000) == 4000);
+    CHECK(read_bytes(std::size_t(1) << 30) == (std::uint64_t(1) << 32));
+    // A reduction read at the read probe's speed is 100% of it, and 50% of a copy that took as long.
+    CHECK(percent_of(gb_per_s(reduce_bytes(4096), 1.0), gb_per_s(read_bytes(4096), 1.0)) ==
+          doctest::Approx(100.0));
+    std::mt19937_64 rng(81);
+    for (const auto &d : test::dynamic_devices()) {
+        CAPTURE(d.name);
+        Env env(d);
+        // 1 (no whole float4), 7 (a tail of 3), and many float4s past one per work-item.
+        for (std::size_t n : {std::size_t(1), std::size_t(7), std::size_t(1000003)}) {
+            CAPTURE(n);
+            const auto x = uniform(n, rng);
+            cl::Buffer src(env.context, CL_MEM_READ_ONLY, n * sizeof(float));
+            env.queue.enqueueWriteBuffer(src, CL_TRUE, 0, n * sizeof(float), x.data());
+            const Probe r = measure_read(env, x, src, 1);
+            CHECK(r.verified);
+            CHECK(r.bytes == 4 * n);
+            CHECK(r.gbps == doctest::Approx(gb_per_s(r.bytes, r.ms)));
+            CHECK(r.shape.groups >= 1);
+            // The check is real: a sum compared with other data is not verified.
+            auto other = x;
+            other[n / 2] += float(n);
+            CHECK_FALSE(measure_read(env, other, src, 1).verified);
+            const Probe c = measure_copy(env, x, src, 1);
+            CHECK(c.verified);
+            CHECK(c.bytes == 2 * r.bytes);
+        }
+    }
+}
+
+TEST_CASE("lab08 probe shapes follow the device class and cover every float4 once") {
+    DeviceInfo gpu, cpu;
+    gpu.compute_units = 132, gpu.max_wg = 1024;
+    cpu.compute_units = 2, cpu.max_wg = 4096;
+    cpu.type = "CPU";
+    gpu.type = "GPU";
+    const auto g = probe_shapes(gpu, std::size_t(1) << 26, 256);
+    REQUIRE(g.size() == 3);
+    CHECK(g[0].groups == 8 * 132);
+    CHECK(g[1].groups == 32 * 132);
+    CHECK(g[2].groups == (std::size_t(1) << 24) / 256);  // one float4 per work-item
+    for (const auto &s : g) CHECK_FALSE(s.blocked);
+    const auto c = probe_shapes(cpu, 1 << 20, 256);
+    REQUIRE(c.size() == 3);
+    CHECK(c[0].groups == 2);
+    CHECK(c[1].groups == 8);
+    CHECK(c[2].groups == 16);
+    for (const auto &s : c) CHECK(s.blocked);
+    // Tiny n: never more groups than float4s need, never none.
+    for (const auto &s : probe_shapes(gpu, 3, 256)) CHECK(s.groups == 1);
+    // Every float4 is touched exactly once, in both layouts, for awkward sizes.
+    for (std::size_t units : {std::size_t(1), std::size_t(255), std::size_t(100003)})
+        for (bool blocked : {false, true}) {
+            const ProbeShape s{16, 7, blocked};
+            const Stride st = stride_of(s, units);
+            std::vector<int> seen(units, 0);
+            for (std::size_t gid = 0; gid < s.groups * s.wg; ++gid) {
+                const std::size_t first = gid * st.spread, end = std::min(units, first + st.span);
+                for (std::size_t u = first; u < end; u += st.step) ++seen[u];
+            }
+            CAPTURE(units);
+            CAPTURE(blocked);
+            CHECK(std::count(seen.begin(), seen.end(), 1) == long(units));
+        }
+}
+
+TEST_CASE("lab08 a rung above the read probe is told as a bound too low, never a success") {
+    const std::string ok = best_line("v7", 90.0, 100.0, 120.0);
+    CHECK(ok.rfind("best: v7 at 90.0 GB/s, 90.0% of the read bound", 0) == 0);
+    CHECK(ok.find("75.0% of the copy's 120.0 GB/s") != std::string::npos);
+    const std::string low = best_line("v7", 2974.0, 2733.0, 2399.0);
+    CHECK(low.rfind("bound too low: v7 reads 2974.0 GB/s, 108.8% of the read probe's 2733.0 GB/s", 0) == 0);
+    CHECK(low.find("best:") == std::string::npos);
+    CHECK(best_line("v7", 100.0, 100.0, 50.0).rfind("best:", 0) == 0);  // equal is not above
+}
+
 TEST_CASE("lab08 host peer matches the double sum for awkward sizes and thread counts") {
     std::mt19937_64 rng(80);
     for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(31), std::size_t(33),
@@ -141,7 +220,9 @@ TEST_CASE("lab08 solution: every rung verified for awkward n on every device") {
                     CAPTURE(rung);
                     CHECK(ends_with(rung_row(r.out, rung), "verified"));
                 }
-                CHECK(r.out.find("bound: copy kernel") != std::string::npos);
+                CHECK(r.out.find("bound: read probe") != std::string::npos);
+                CHECK(r.out.find("bound: copy probe") != std::string::npos);
+                CHECK(r.out.find("CLBlast: ") != std::string::npos);
                 CHECK((r.out.find("host peer:") != std::string::npos) == d.is_cpu());
             }
         }
@@ -261,7 +342,7 @@ TEST_CASE("lab08 bad input exits 2 with one line naming the fix") {
     }
 }
 
-TEST_CASE("lab08 --csv writes one row per rung beside the copy bandwidth") {
+TEST_CASE("lab08 --csv writes one row per rung beside the read and copy bandwidths and CLBlast") {
     const auto csv = fs::temp_directory_path() / ("synclab-lab08-" + std::to_string(getpid()) + ".csv");
     const auto r = test::run_lab(kLab, {"--kernels", test::source("solutions"), "-n", "100000",
                                         "--trials", "2", "--csv", csv.string()});
@@ -269,8 +350,9 @@ TEST_CASE("lab08 --csv writes one row per rung beside the copy bandwidth") {
     std::ifstream in(csv);
     std::string line;
     std::getline(in, line);
-    CHECK(line.rfind("rung,kernel,device,n,wg,passes,groups,layout,trials,median_ms,gbps,"
-                     "copy_gbps,pct_of_copy", 0) == 0);
+    CHECK(line == "rung,kernel,device,n,wg,passes,groups,layout,trials,median_ms,gbps,read_gbps,"
+                  "pct_of_read,copy_gbps,pct_of_copy,clblast_gbps,x_clblast,host_gbps,pct_of_host,"
+                  "verified");
     int rows = 0;
     for (; std::getline(in, line); ++rows) {
         CAPTURE(line);

@@ -45,16 +45,41 @@ Work work_of(Kind kind, bool uniform, std::size_t id, const Params &p) {
     }
 }
 
-double theory(Kind kind, const Params &p) {
+// One warp of simd work-items in oneExpensive: the heavy path (simd * iters turns), and the light
+// one (1 turn) when the warp has a light item at all.
+static double heavy_turns(const Params &p) { return double(p.simd) * p.iters; }
+static double light_turns(const Params &p) { return p.simd > 1 ? 1.0 : 0.0; }
+
+Theory theory(Kind kind, const Params &p) {
     switch (kind) {
-    case kEvenOdd: return std::min(2, p.simd);
-    case kKWay: return std::min(p.k, p.simd);
+    case kEvenOdd: {
+        const double t = std::min(2, p.simd);
+        return {t, t, "paths per warp"};
+    }
+    case kKWay: {
+        const double t = std::min(p.k, p.simd);
+        return {t, t, "paths per warp"};
+    }
     default: {
-        // Divergent: every warp runs the long path and the short one. Uniform: one warp in simd.
-        const double heavy = double(p.simd) * p.iters, light = 1;
-        return (heavy + light) / (heavy / p.simd + light * (p.simd - 1) / p.simd);
+        // Divergent: every warp runs both paths. Uniform: one warp in simd runs the heavy path,
+        // the others the light one.
+        const double heavy = heavy_turns(p), light = light_turns(p);
+        const double issued = (heavy + light) * p.simd / (heavy + light * (p.simd - 1));
+        return {(heavy + light) / heavy, issued, "longest warp .. turns issued"};
     }
     }
+}
+
+Theory theory_vs_busy(const Params &p) {
+    const double t = (heavy_turns(p) + light_turns(p)) / p.iters;
+    return {t, t, "same turns, all lanes busy"};
+}
+
+std::string Theory::text() const {
+    char s[32];
+    if (std::lround(low) == std::lround(high)) std::snprintf(s, sizeof s, "%.0fx", high);
+    else std::snprintf(s, sizeof s, "%.0f-%.0fx", low, high);
+    return s;
 }
 
 std::string branch_text(Kind kind, bool uniform, const Params &p) {
@@ -99,6 +124,22 @@ static std::string first_wrong(const Run &r) {
                   r.got[0], r.got[1], r.got[2], r.got[3], r.want[0], r.want[1], r.want[2],
                   r.want[3]);
     return buf;
+}
+
+std::string ratio_text(const Run &u, const Run &d) {
+    if (u.wrong || u.ms <= 0) return "-";
+    char s[32];
+    std::snprintf(s, sizeof s, "%.2fx", d.ms / u.ms);
+    return s;
+}
+
+void print_row(const std::string &kernel, const std::string &branch, double ms,
+               const std::string &against, const std::string &ratio, const std::string &theory,
+               const std::string &model, const std::string &result) {
+    char t[32] = "       ms";
+    if (ms >= 0) std::snprintf(t, sizeof t, "%9.3f", ms);
+    std::printf("%-20s %-15s %s  %-20s %8s %7s  %-28s  %s\n", kernel.c_str(), branch.c_str(), t,
+                against.c_str(), ratio.c_str(), theory.c_str(), model.c_str(), result.c_str());
 }
 
 std::string verdict_text(const Run &r, std::size_t n) {

@@ -2,6 +2,7 @@
 // theory of their slowdown, the table's branch text, and one kernel launched, timed and checked.
 #pragma once
 #include <array>
+#include <cmath>
 #include <random>
 #include <string>
 #include <vector>
@@ -19,8 +20,21 @@ enum Kind { kEvenOdd, kKWay, kExpensive };
 // The pair a variant runs: "evenodd", "kway" or "expensive"; std::logic_error for any other.
 Kind kind_of(const std::string &variant);
 
-// The slowdown a simd-wide SIMT machine would show: the number of paths a warp runs in turn.
-double theory(Kind kind, const Params &p);
+// The slowdown a simd-wide SIMT machine would show, and the model it comes from: what the
+// measurement beside it tests. A range where the model bounds the ratio from both sides.
+struct Theory {
+    double low = 1, high = 1;
+    std::string model;
+    std::string text() const;  // "2x", or "1-32x" for a range
+};
+// A divergent kernel against its uniform twin: evenOdd and kWay, the paths a warp runs in turn;
+// oneExpensive, between its longest warp (1x: the twin's heavy warps are as long) and the turns
+// issued (32x: the twin's light warps cost one turn), as the twin's few heavy warps do or do
+// not keep the machine busy.
+Theory theory(Kind kind, const Params &p);
+// oneExpensive against evenOddUniform: the same turns on average, every lane busy in the latter,
+// so a warp's simd * iters turns against iters (the lecture's 32x).
+Theory theory_vs_busy(const Params &p);
 // The branch condition as the table shows it, with this run's numbers: "(id/32)%8".
 std::string branch_text(Kind kind, bool uniform, const Params &p);
 
@@ -58,6 +72,13 @@ struct Run {
 };
 // What the table prints: "verified", or "WRONG: 3/4096 items, first out[7] = (...), host (...)".
 std::string verdict_text(const Run &r, std::size_t n);
+// d's time over u's, "1.98x"; "-" when u is wrong (a slowdown against a wrong baseline means
+// nothing).
+std::string ratio_text(const Run &u, const Run &d);
+// One line of the table (ms < 0: the header, with "ms" in place of the time).
+void print_row(const std::string &kernel, const std::string &branch, double ms,
+               const std::string &against, const std::string &ratio, const std::string &theory,
+               const std::string &model, const std::string &result);
 // A wrong run in the verdict record: "3/4096 items wrong, first out[7] = (...), host (...)".
 std::string wrong_detail(const Run &r, std::size_t n);
 

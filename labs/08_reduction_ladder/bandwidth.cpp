@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <thread>
 
 #include "synclab/kernels.hpp"
 #include "synclab/measure.hpp"
+#include "synclab/reference.hpp"
 #include "synclab/timing.hpp"
 
 namespace synclab {
@@ -21,44 +24,167 @@ double gb_per_s(std::uint64_t bytes, double ms) {
 
 double percent_of(double value, double bound) { return bound > 0 ? 100.0 * value / bound : 0.0; }
 
-// One float per work-item, the simplest access a memory system is built for: neighbouring
-// work-items read and write neighbouring addresses.
-static const char *kCopySource = R"CL(
-__kernel void copyFloats(__global const float *x, __global float *y, uint n)
+std::uint64_t read_bytes(std::size_t n) { return reduce_bytes(n); }
+
+// float4 loads (16 bytes each), grid-stride over the shape's layout, two loads in flight per
+// work-item; work-item 0 takes the 0-3 floats past the last whole float4.
+static const char *kProbeSource = R"CL(
+__kernel void copyFloat4(__global const float4 *x, __global float4 *y, uint n, uint spread,
+                         uint step, uint span)
 {
-    const uint i = get_global_id(0);
-    if (i < n)
+    const uint quads = n / 4;
+    const uint first = get_global_id(0) * spread;
+    const uint end = min(quads, first + span);
+    uint i = first;
+    for (; i + step < end; i += 2 * step) {
+        const float4 a = x[i], b = x[i + step];
+        y[i] = a;
+        y[i + step] = b;
+    }
+    if (i < end)
         y[i] = x[i];
+    if (get_global_id(0) == 0)
+        for (uint t = 4 * quads; t < n; ++t)
+            ((__global float *)y)[t] = ((__global const float *)x)[t];
+}
+
+__kernel void readFloat4(__global const float4 *x, __global float *y, uint n, uint spread,
+                         uint step, uint span)
+{
+    const uint quads = n / 4;
+    const uint first = get_global_id(0) * spread;
+    const uint end = min(quads, first + span);
+    float4 a = (float4)(0.0f), b = (float4)(0.0f);
+    uint i = first;
+    for (; i + step < end; i += 2 * step) {
+        a += x[i];
+        b += x[i + step];
+    }
+    if (i < end)
+        a += x[i];
+    a += b;
+    float p = (a.x + a.y) + (a.z + a.w);
+    if (get_global_id(0) == 0)
+        for (uint t = 4 * quads; t < n; ++t)
+            p += ((__global const float *)x)[t];
+    y[get_global_id(0)] = p;
 }
 )CL";
 
-CopyProbe measure_copy(Env &env, const std::vector<float> &x, const cl::Buffer &src, int trials,
-                       std::size_t wg) {
-    CopyProbe p;
-    p.n = x.size();
-    p.bytes = copy_bytes(p.n);
+std::vector<ProbeShape> probe_shapes(const DeviceInfo &dev, std::size_t n, std::size_t wg) {
+    wg = std::max<std::size_t>(1, std::min(wg, dev.max_wg));
+    const std::size_t cus = std::max<cl_uint>(1, dev.compute_units);
+    const std::size_t units = std::max<std::size_t>(1, n / 4);
+    const std::size_t most = (units + wg - 1) / wg;  // one float4 per work-item
+    std::vector<ProbeShape> shapes;
+    auto add = [&](std::size_t groups) {
+        groups = std::clamp<std::size_t>(groups, 1, most);
+        for (const ProbeShape &s : shapes)
+            if (s.groups == groups) return;
+        shapes.push_back({wg, groups, dev.is_cpu()});
+    };
+    if (dev.is_cpu()) {  // v6/v7 run 8 per core (--per-cu): the probe tries that too
+        add(cus);
+        add(4 * cus);
+        add(8 * cus);
+    } else {
+        add(8 * cus);
+        add(32 * cus);
+        add(most);
+    }
+    return shapes;
+}
+
+Stride stride_of(const ProbeShape &s, std::size_t units) {
+    const std::size_t items = s.groups * s.wg;
+    const std::size_t each = (units + items - 1) / items;
+    if (s.blocked) return {cl_uint(each), 1, cl_uint(each)};
+    return {1, cl_uint(items), cl_uint(units)};
+}
+
+// Times `kernel` (x, y, n, spread, step, span) for every shape; keeps the fastest. `check` looks
+// at y (and the work-items that wrote it) after the last shape's launches.
+template <class Check>
+static Probe measure_probe(Env &env, const char *name, std::uint64_t bytes, std::size_t n,
+                           const cl::Buffer &src, int trials, std::size_t wg, std::size_t out_floats,
+                           const Check &check) {
+    Probe p;
+    p.n = n;
+    p.bytes = bytes;
     p.trials = trials;
-    if (p.n == 0) return p;
-    cl::Kernel k(build_source(env.context, env.info.device, kCopySource, "synclab/copy.cl"),
-                 "copyFloats");
-    wg = std::min({wg, env.info.max_wg,
-                   k.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(env.info.device)});
-    cl::Buffer dst(env.context, CL_MEM_READ_WRITE, p.n * sizeof(float));
+    if (n == 0) return p;
+    cl::Kernel k(build_source(env.context, env.info.device, kProbeSource, "synclab/probe.cl"), name);
+    wg = std::min(wg, k.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(env.info.device));
+    const std::vector<ProbeShape> shapes = probe_shapes(env.info, n, wg);
+    std::size_t most_items = 0;
+    for (const ProbeShape &s : shapes) most_items = std::max(most_items, s.groups * s.wg);
+    cl::Buffer dst(env.context, CL_MEM_READ_WRITE,
+                   std::max<std::size_t>(1, out_floats ? out_floats : most_items) * sizeof(float));
     k.setArg(0, src);
     k.setArg(1, dst);
-    k.setArg(2, static_cast<cl_uint>(p.n));
-    const std::size_t global = (p.n + wg - 1) / wg * wg;
-    p.ms = median_of_launches(trials, [&] {
-        cl::Event ev;
-        env.queue.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(global), cl::NDRange(wg),
-                                       nullptr, &ev);
-        return event_ms(ev);
-    });
+    k.setArg(2, static_cast<cl_uint>(n));
+    auto launch = [&](const ProbeShape &s) {
+        const Stride st = stride_of(s, n / 4);
+        k.setArg(3, st.spread);
+        k.setArg(4, st.step);
+        k.setArg(5, st.span);
+        return median_of_launches(trials, [&] {
+            cl::Event ev;
+            env.queue.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(s.groups * s.wg),
+                                           cl::NDRange(s.wg), nullptr, &ev);
+            return event_ms(ev);
+        });
+    };
+    for (const ProbeShape &s : shapes) {
+        const double ms = launch(s);
+        if (p.ms == 0 || ms < p.ms) p.ms = ms, p.shape = s;
+    }
     p.gbps = gb_per_s(p.bytes, p.ms);
-    std::vector<float> back(p.n);
-    env.queue.enqueueReadBuffer(dst, CL_TRUE, 0, p.n * sizeof(float), back.data());
-    p.verified = std::memcmp(back.data(), x.data(), p.n * sizeof(float)) == 0;
+    p.verified = check(dst, shapes.back().groups * shapes.back().wg);
     return p;
+}
+
+Probe measure_copy(Env &env, const std::vector<float> &x, const cl::Buffer &src, int trials,
+                   std::size_t wg) {
+    const std::size_t n = x.size();
+    return measure_probe(env, "copyFloat4", copy_bytes(n), n, src, trials, wg, n,
+                         [&](const cl::Buffer &dst, std::size_t) {
+                             std::vector<float> back(n);
+                             env.queue.enqueueReadBuffer(dst, CL_TRUE, 0, n * sizeof(float),
+                                                         back.data());
+                             return std::memcmp(back.data(), x.data(), n * sizeof(float)) == 0;
+                         });
+}
+
+Probe measure_read(Env &env, const std::vector<float> &x, const cl::Buffer &src, int trials,
+                   std::size_t wg) {
+    const std::size_t n = x.size();
+    double want = 0, abs_sum = 0;
+    for (float v : x) want += v, abs_sum += std::fabs(v);
+    return measure_probe(env, "readFloat4", read_bytes(n), n, src, trials, wg, 0,
+                         [&](const cl::Buffer &dst, std::size_t items) {
+                             std::vector<float> back(items);
+                             env.queue.enqueueReadBuffer(dst, CL_TRUE, 0, items * sizeof(float),
+                                                         back.data());
+                             double got = 0;
+                             for (float v : back) got += v;
+                             // Each work-item's float sums run over n / items + lanes terms.
+                             return close(got, want, tolerance(n, abs_sum, n / items + 16));
+                         });
+}
+
+std::string best_line(const std::string &rung, double gbps, double read_gbps, double copy_gbps) {
+    char s[400];
+    if (read_gbps > 0 && gbps > read_gbps)
+        std::snprintf(s, sizeof s, "bound too low: %s reads %.1f GB/s, %.1f%% of the read probe's "
+                      "%.1f GB/s; no kernel reads faster than the memory, so the probe missed this "
+                      "device's bandwidth: its figures are no bound here",
+                      rung.c_str(), gbps, percent_of(gbps, read_gbps), read_gbps);
+    else
+        std::snprintf(s, sizeof s, "best: %s at %.1f GB/s, %.1f%% of the read bound (%.1f%% of "
+                      "the copy's %.1f GB/s, read + written)", rung.c_str(), gbps,
+                      percent_of(gbps, read_gbps), percent_of(gbps, copy_gbps), copy_gbps);
+    return s;
 }
 
 unsigned host_threads(unsigned threads) {

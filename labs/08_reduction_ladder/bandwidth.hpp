@@ -1,8 +1,9 @@
 // For lab 08 (and its unit tests): memory-bound kernels judged against what the device can
-// really move: the bytes a kernel must touch, GB/s, a copy kernel as the measured bound, and the
-// host's own threads as the peer of a CPU device.
+// really move: the bytes a kernel must touch, GB/s, a read and a copy probe as the measured
+// bounds, and the host's own threads as the peer of a CPU device.
 #pragma once
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "synclab/device.hpp"
@@ -18,19 +19,46 @@ double gb_per_s(std::uint64_t bytes, double ms);
 // 100 * value / bound; 0 when there is no bound.
 double percent_of(double value, double bound);
 
-// The bound: a copy kernel (y[i] = x[i], one float per work-item) over n floats already in
-// `src`, timed by its events: one warm-up launch, then the median of `trials`. The copy is
-// checked against `x` (the host's copy of src) after the last launch.
-struct CopyProbe {
+// How a probe spreads n floats over the device: float4 units, grid-stride as v6/v7 do (blocked
+// runs on a CPU, interleaved on a GPU), `groups` groups of `wg`.
+struct ProbeShape {
+    std::size_t wg = 0, groups = 0;
+    bool blocked = false;
+};
+// The shapes a probe tries, per device class as the rungs are tuned: on a GPU 8 and 32 groups
+// per compute unit and one float4 per work-item; on a CPU 1, 4 and 8 groups per core, blocked.
+std::vector<ProbeShape> probe_shapes(const DeviceInfo &dev, std::size_t n, std::size_t wg);
+// Work-item gid touches float4 gid*spread + k*step while below gid*spread + span (and `units`).
+struct Stride {
+    cl_uint spread = 0, step = 0, span = 0;
+};
+Stride stride_of(const ProbeShape &s, std::size_t units);
+
+// A bound, measured: a float4 grid-stride kernel over n floats already in `src`, timed by its
+// events (one warm-up launch, then the median of `trials`) for every shape of probe_shapes();
+// the fastest shape is kept. The copy (y = x) moves copy_bytes(n) and is compared with x
+// byte for byte; the read adds x into one float per work-item (read_bytes(n): those few sums
+// are not counted, as a reduction's partial sums are not) and their total is checked.
+struct Probe {
     std::size_t n = 0;
-    std::uint64_t bytes = 0;  // copy_bytes(n)
-    double ms = 0;            // median kernel time
+    std::uint64_t bytes = 0;  // copy_bytes(n) or read_bytes(n)
+    double ms = 0;            // median kernel time of the fastest shape
     double gbps = 0;          // gb_per_s(bytes, ms)
     int trials = 0;
     bool verified = false;
+    ProbeShape shape;         // the fastest
 };
-CopyProbe measure_copy(Env &env, const std::vector<float> &x, const cl::Buffer &src, int trials,
-                       std::size_t wg = 256);
+using CopyProbe = Probe;
+Probe measure_copy(Env &env, const std::vector<float> &x, const cl::Buffer &src, int trials,
+                   std::size_t wg = 256);
+Probe measure_read(Env &env, const std::vector<float> &x, const cl::Buffer &src, int trials,
+                   std::size_t wg = 256);
+// Bytes the read probe counts: n floats read.
+std::uint64_t read_bytes(std::size_t n);
+
+// The last line of the table: the best rung against the read bound (the copy's beside it), or,
+// when a rung reads faster than the read probe, that the bound is wrong, never a success.
+std::string best_line(const std::string &rung, double gbps, double read_gbps, double copy_gbps);
 
 // The host's own multithreaded sum: one contiguous chunk per std::thread, each chunk added in
 // float with kHostLanes independent running sums (SIMD vectors of 4), the chunk sums added in

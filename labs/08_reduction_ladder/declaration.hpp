@@ -4,11 +4,14 @@
 
 inline const synclab::Declaration kLab{
     .dir = SYNCLAB_LAB_DIR,
-    .summary = "the reduction ladder v1–v7, each rung as GB/s and as a share of the device's "
-               "measured copy bandwidth (plot: `scripts/plot_08_reduction_ladder.sh`)",
+    .summary = "the reduction ladder v1–v7, each rung as GB/s, as a share of the device's measured "
+               "read bandwidth and as a ratio to CLBlast's sum (plot: "
+               "`scripts/plot_08_reduction_ladder.sh`)",
     .description = "The reduction ladder v1..v7 (after Harris), each rung's GB/s as a share of a "
-                   "copy kernel's measured bandwidth, and on a CPU device of the host's own "
-                   "threads. Without -n and --trials: 2^26 floats and 5 trials (4096 and 1 on "
+                   "read probe's measured bandwidth (a copy probe's beside it), as a ratio to "
+                   "CLBlast's sum of the same buffer, and on a CPU device as a share of the "
+                   "host's own threads. Without -n and --trials: 2^26 floats on a GPU, 2^19 per "
+                   "core on a CPU (2^20 at least, 2^25 at most), 5 trials (4096 and 1 on "
                    "Oclgrind).",
     // The starter writes v1 to v3 (the lecture's kernels); v4 to v7 are the student's.
     .variants = {{.name = "v1", .kernels = {"reduce_v1_interleaved"}},

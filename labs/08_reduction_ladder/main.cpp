@@ -1,10 +1,11 @@
 // Lab 08: the reduction ladder (after Harris). Seven kernels sum the same n floats; each is
-// checked against the host and timed over all its passes, and its GB/s is set against a copy
-// kernel's on the same device: the bandwidth this memory-bound job could reach.
+// checked against the host and timed over all its passes, and its GB/s is set against a read
+// probe's on the same device (the bandwidth this memory-bound job could reach; a copy probe's
+// beside it) and against CLBlast's sum of the same buffer, the library a user would pick.
 #include <cstdio>
 #include <cstdlib>
 
-#include "bandwidth.hpp"
+#include "bounds.hpp"
 #include "declaration.hpp"
 #include "ladder.hpp"
 #include "synclab/lab.hpp"
@@ -19,7 +20,12 @@ static int run(Lab &lab) {
     Ladder l;
     // At least 2: a pass must shrink the partial sums, or the passes never end.
     l.wg = pow2_work_group_size(o, dev.max_wg, 2);
-    l.n = o.n ? o.n : dev.is_oclgrind() ? 4096 : std::size_t(1) << 26;
+    // Large enough to measure bandwidth on a GPU; on a CPU, what a 2-core machine runs in a second.
+    l.n = o.n                ? o.n
+          : dev.is_oclgrind() ? 4096
+          : dev.is_cpu()      ? std::min<std::size_t>(std::size_t(1) << 25,
+                                                      std::max(2u, dev.compute_units) << 19)
+                              : std::size_t(1) << 26;
     require_fits(dev, "-n", l.n, 1, sizeof(float));
     l.trials = lab.trials_or(5);
     l.exact = o.exact;
@@ -52,9 +58,10 @@ static int run(Lab &lab) {
     }
 
     char what[200];
-    std::snprintf(what, sizeof what, "%u CUs, n = %zu floats (%.1f MiB), --wg %zu, median of %d "
+    std::snprintf(what, sizeof what, "%u CUs, n = %zu floats (%.1f MiB%s), --wg %zu, median of %d "
                   "trial(s) after 1 warm-up", dev.compute_units, l.n,
-                  reduce_bytes(l.n) / 1048576.0, l.wg, l.trials);
+                  reduce_bytes(l.n) / 1048576.0, o.n ? "" : ", this device's default; -n to change",
+                  l.wg, l.trials);
     lab.banner(what);
     std::printf("v5-v7 finish: %s; v6/v7: up to %zu groups, %s layout\n",
                 sg.builtins ? ("sub_group_reduce_add (" + sg.how + ")").c_str()
@@ -65,29 +72,14 @@ static int run(Lab &lab) {
     const std::vector<float> hx = inputs(l.n, l.exact, lab.rng);
     l.load(lab.env, hx);
 
-    // The bound, measured: read n floats and write n floats.
-    const CopyProbe copy = measure_copy(lab.env, hx, l.x, l.trials, l.wg);
-    if (!copy.verified) throw UsageError("the copy kernel copied wrongly on " + dev.name +
-                                         ": this device cannot be measured; try another --device");
-    std::printf("bound: copy kernel, %.1f MiB read + written in %.4f ms = %.1f GB/s\n",
-                copy.bytes / 2 / 1048576.0, copy.ms, copy.gbps);
-    // A CPU device's peer: the same sum by the host's own threads.
-    HostPeer host;
-    if (dev.is_cpu()) {
-        host = time_host_sum(hx, l.trials);
-        const bool ok = close(host.value, l.want,
-                              tolerance(l.n, l.abs_sum, host_serial(l.n, host.threads)));
-        std::printf("host peer: %u std::threads, %.4f ms = %.1f GB/s (%.1f%% of copy), %s\n",
-                    host.threads, host.ms, host.gbps, percent_of(host.gbps, copy.gbps),
-                    ok ? "verified" : "WRONG");
-        if (!ok) host.gbps = 0;  // no percentages against a wrong peer
-    }
+    const Bounds bounds = measure_bounds(lab.env, l, hx);
 
     Csv csv = lab.csv({"rung", "kernel", "device", "n", "wg", "passes", "groups", "layout",
-                       "trials", "median_ms", "gbps", "copy_gbps", "pct_of_copy", "host_gbps",
-                       "pct_of_host", "verified"});
-    std::printf("%-4s %-22s %6s %7s %11s %8s %7s %7s  %s\n", "rung", "kernel", "passes", "groups",
-                "time ms", "GB/s", "% copy", "% host", "result");
+                       "trials", "median_ms", "gbps", "read_gbps", "pct_of_read", "copy_gbps",
+                       "pct_of_copy", "clblast_gbps", "x_clblast", "host_gbps", "pct_of_host",
+                       "verified"});
+    std::printf("%-4s %-22s %6s %7s %11s %8s%s  %s\n", "rung", "kernel", "passes", "groups",
+                "time ms", "GB/s", Bounds::header(), "result");
 
     std::vector<Verdict> verdicts;
     std::string best;
@@ -111,17 +103,19 @@ static int run(Lab &lab) {
                     m.passes[0].groups);
         csv("rung", variant)("kernel", name)("device", dev.name)("n", l.n)("wg", l.wg)(
             "passes", m.passes.size())("groups", m.passes[0].groups)("layout", layout)(
-            "trials", l.trials)("copy_gbps", copy.gbps)("verified", m.ok ? "yes" : "no");
+            "trials", l.trials)("verified", m.ok ? "yes" : "no");
         if (!m.ok) {
-            std::printf("%11s %8s %7s %7s  WRONG: %s\n", "-", "-", "-", "-", m.wrong().c_str());
+            std::printf("%11s %8s %7s %7s %8s %7s  WRONG: %s\n", "-", "-", "-", "-", "-", "-",
+                        m.wrong().c_str());
             verdicts.push_back({variant, false, name + ": " + m.wrong()});
+            bounds.csv_cells(csv, 0);
             csv.row();
             continue;
         }
         const double gbps = gb_per_s(reduce_bytes(l.n), m.ms);
-        std::printf("%11.4f %8.1f %7.1f ", m.ms, gbps, percent_of(gbps, copy.gbps));
-        if (host.gbps > 0) std::printf("%7.1f  verified\n", percent_of(gbps, host.gbps));
-        else std::printf("%7s  verified\n", "-");
+        std::printf("%11.4f %8.1f", m.ms, gbps);
+        bounds.print_ratios(gbps);
+        std::printf("  verified\n");
         char detail[160];
         std::snprintf(detail, sizeof detail, "%s: verified, %.4f ms = %.1f GB/s", name.c_str(),
                       m.ms, gbps);
@@ -130,16 +124,12 @@ static int run(Lab &lab) {
                                                          ? "; its sub-group finish " + part.not_checked()
                                                          : std::string())});
         if (gbps > best_gbps) best = variant, best_gbps = gbps;
-        csv("median_ms", m.ms)("gbps", gbps)("pct_of_copy", percent_of(gbps, copy.gbps));
-        if (host.gbps > 0) csv("host_gbps", host.gbps)("pct_of_host", percent_of(gbps, host.gbps));
+        csv("median_ms", m.ms)("gbps", gbps);
+        bounds.csv_cells(csv, gbps);
         csv.row();
     }
-    if (!best.empty()) {
-        std::printf("best: %s at %.1f GB/s, %.1f%% of the copy bandwidth", best.c_str(), best_gbps,
-                    percent_of(best_gbps, copy.gbps));
-        if (host.gbps > 0) std::printf(", %.1f%% of the host peer", percent_of(best_gbps, host.gbps));
-        std::printf("\n");
-    }
+    if (dev.is_oclgrind()) std::printf("best: not judged on Oclgrind (an interpreter: its times mean nothing)\n");
+    else if (!best.empty()) std::printf("%s\n", bounds.best(best, best_gbps).c_str());
     return lab.exit_code(verdicts);
 }
 

@@ -1,0 +1,11 @@
+# Lab 08's peer library: CLBlast (Debian's libclblast-dev) where it is found; without it the lab
+# says "CLBlast: not built in" and runs the rest.
+find_library(SYNCLAB_CLBLAST_LIB clblast)
+find_path(SYNCLAB_CLBLAST_INCLUDE clblast_c.h)
+if(SYNCLAB_CLBLAST_LIB AND SYNCLAB_CLBLAST_INCLUDE)
+  target_compile_definitions(${exe} PRIVATE SYNCLAB_HAVE_CLBLAST)
+  target_include_directories(${exe} PRIVATE ${SYNCLAB_CLBLAST_INCLUDE})
+  target_link_libraries(${exe} PRIVATE ${SYNCLAB_CLBLAST_LIB})
+else()
+  message(STATUS "lab 08: CLBlast not found; the lab runs without its library peer")
+endif()
