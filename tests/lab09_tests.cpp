@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <regex>
 #include <unistd.h>
 
@@ -124,6 +125,27 @@ TEST_CASE("lab09 a barrier that does not wait is caught on POCL while the soluti
     CAPTURE(s.out);
     CHECK(s.exit_code == 1);
     CHECK(count(s.out, "WRONG") == 3);
+}
+
+TEST_CASE("lab09 a device whose OpenCL C 2.0/3.0 build lacks the C11 kernel skips it, never aborts") {
+    // NVIDIA's driver says OpenCL 3.0 but has no device-scope atomics: the file's #if leaves the
+    // C11 kernel out of that build. Here the #if is made false everywhere to stand for it.
+    char dir[] = "/tmp/synclab-c11-XXXXXX";
+    REQUIRE(mkdtemp(dir));
+    std::ifstream in(test::source("solutions/09_interworkgroup_barrier.cl"));
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string guard = "#if __OPENCL_C_VERSION__ >= 200 &&";
+    REQUIRE(text.find(guard) != std::string::npos);
+    text.replace(text.find(guard), guard.size(), "#if 0 && __OPENCL_C_VERSION__ >= 200 &&");
+    const std::string file = std::string(dir) + "/09_interworkgroup_barrier.cl";
+    std::ofstream(file) << text;
+    const auto r = run_lab(kLab, {"--kernels", dir, "--variant", "centralized,c11"});
+    fs::remove_all(dir);
+    CAPTURE(r.out);
+    CAPTURE(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find("not run: its OpenCL C has no device-scope atomics") != std::string::npos);
+    CHECK(r.err.find("CL_INVALID_KERNEL_NAME") == std::string::npos);
 }
 
 TEST_CASE("lab09 bad input exits 2 with one line naming the cause and the fix") {

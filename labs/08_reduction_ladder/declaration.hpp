@@ -23,11 +23,13 @@ inline const synclab::Declaration kLab{
                  {.name = "v7", .kernels = {"reduce_v7_float4"}, .todo = true}},
     // --exact: whole numbers, every group's sum of every pass compared exactly. A large n with
     // n % 4 = 3 and n % (2 wg) != 0, n = 1, n below the group size with n % 4 = 2, and groups
-    // from the smallest (2) to 1024 with v6/v7's other layout and group count.
+    // from 4 to 1024 with v6/v7's other layout and group count. Not 2: POCL 5.0 cannot load
+    // reduce_v5_unrolled built for groups of 2 (undefined symbol __pocl_work_group_alloca) and
+    // aborts, so a right kernel would be graded a crash there.
     .grading = {{"--exact", "-n", "1000003", "--trials", "1"},
                 {"--exact", "-n", "1", "--wg", "64", "--trials", "1"},
                 {"--exact", "-n", "50", "--wg", "64", "--trials", "1"},
-                {"--exact", "-n", "4099", "--wg", "2", "--trials", "1"},
+                {"--exact", "-n", "4099", "--wg", "4", "--trials", "1"},
                 {"--exact", "-n", "70001", "--wg", "1024", "--groups", "5", "--layout",
                  "interleaved", "--trials", "1"}},
     // n % 4 = 1: v7 has a tail to read (a whole float4 read there is 12 bytes past the end); small

@@ -34,12 +34,14 @@ Methods::Methods(Lab &lab, const Workload &w) {
                 try {
                     const cl::Program p3 = lab.program(std);
                     m.kernel = cl::Kernel(p3, m.kernel_name.c_str(), &err);
-                    if (err != CL_SUCCESS)
-                        m.skipped = "its OpenCL C has no device-scope atomics (" + std +
-                                    " built without the kernel)";
+                } catch (const cl::Error &e) {  // exceptions on: a missing kernel throws
+                    err = e.err();
                 } catch (const BuildError &e) {
                     m.skipped = "the compiler refused " + std + ": " + e.first_error;
                 }
+                if (err != CL_SUCCESS && m.skipped.empty())
+                    m.skipped = "its OpenCL C has no device-scope atomics (" + std +
+                                " built without the kernel)";
             }
             if (!m.skipped.empty()) {
                 list.push_back(m);
