@@ -21,16 +21,22 @@ uint mix(uint x, uint work) {
     for (uint k = 0; k < work; ++k) x = x * 1664525u + 1013904223u;  // the busy loop
     return x;
 }
-void do_step(const __global uint *src, __global uint *dst, uint n, uint step, uint work, uint me,
-             uint parts) {
-    const uint wg = get_local_size(0), chunks = (n + wg - 1) / wg;
-    for (uint c = me; c < chunks; c += parts) {
-        const uint i = c * wg + get_local_id(0);
-        if (i >= n) continue;
-        const uint l = src[i == 0 ? n - 1 : i - 1], r = src[i + 1 == n ? 0 : i + 1];
-        dst[i] = mix(3u * src[i] + (l ^ r) + src[(i + n / 2) % n] + step, work);
+// Inside one launch a group reads what other groups wrote in that launch: NVIDIA's GPUs may serve
+// a plain load from the compute unit's own L1 cache, which no OpenCL 1.2 fence refreshes, so the
+// kernels with a barrier inside read through volatile. Between launches a plain load is enough.
+#define DO_STEP(name, qual)                                                                        \
+    void name(const __global qual uint *src, __global uint *dst, uint n, uint step, uint work,    \
+              uint me, uint parts) {                                                               \
+        const uint wg = get_local_size(0), chunks = (n + wg - 1) / wg;                             \
+        for (uint c = me; c < chunks; c += parts) {                                                \
+            const uint i = c * wg + get_local_id(0);                                               \
+            if (i >= n) continue;                                                                  \
+            const uint l = src[i == 0 ? n - 1 : i - 1], r = src[i + 1 == n ? 0 : i + 1];           \
+            dst[i] = mix(3u * src[i] + (l ^ r) + src[(i + n / 2) % n] + step, work);              \
+        }                                                                                          \
     }
-}
+DO_STEP(do_step, )
+DO_STEP(do_step_shared, volatile)
 
 // Holds one group back `skew` polls before every other step, group (s / 2) % parts, so that
 // groups are out of step (each in turn the last to arrive) and a group that went on without
@@ -171,7 +177,7 @@ int discover(__global volatile uint *ctl, uint grace, uint budget, uint *parts) 
 #define STEP_LOOP(go, me, parts, wait)                                                             \
     for (uint s = 0, ok = go; s < steps && ok; ++s) {                                              \
         hold_back(ctl, me, parts, skew, s);                                                        \
-        do_step(s & 1 ? b : a, s & 1 ? a : b, n, s, work, me, parts);                              \
+        do_step_shared(s & 1 ? b : a, s & 1 ? a : b, n, s, work, me, parts);                       \
         if (get_local_id(0) == 0) seen[me] = s + 1;                                                \
         ok = (wait);                                                                               \
     }
