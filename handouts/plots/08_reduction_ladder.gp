@@ -42,7 +42,7 @@ x_host = x_read + (1 + blas) * w
 plot csv using 0:(NaN):xtic(strcol("rung")) with boxes notitle, \
      '' using ($0 + x_read):"pct_of_read" with boxes lc rgb "#1f77b4" title "% of the read probe's bandwidth", \
      '' using ($0 + x_read):"pct_of_read":(label(column("pct_of_read"))) with labels offset 0, 0.7 notitle, \
-     blas ? csv : NaN using ($0 + x_blas):(pct_blas("x_clblast")) with boxes lc rgb "#2ca02c" title "% of CLBlast's sum", \
-     blas ? csv : NaN using ($0 + x_blas):(pct_blas("x_clblast")):(label(pct_blas("x_clblast"))) with labels offset 0, 0.7 notitle, \
-     host ? csv : NaN using ($0 + x_host):"pct_of_host" with boxes lc rgb "#ff7f0e" title "% of the host threads' throughput", \
-     host ? csv : NaN using ($0 + x_host):"pct_of_host":(label(column("pct_of_host"))) with labels offset 0, 0.7 notitle
+     for [i=1:blas] csv using ($0 + x_blas):(pct_blas("x_clblast")) with boxes lc rgb "#2ca02c" title "% of CLBlast's sum", \
+     for [i=1:blas] csv using ($0 + x_blas):(pct_blas("x_clblast")):(label(pct_blas("x_clblast"))) with labels offset 0, 0.7 notitle, \
+     for [i=1:host] csv using ($0 + x_host):"pct_of_host" with boxes lc rgb "#ff7f0e" title "% of the host threads' throughput", \
+     for [i=1:host] csv using ($0 + x_host):"pct_of_host":(label(column("pct_of_host"))) with labels offset 0, 0.7 notitle
