@@ -8,13 +8,7 @@ cd "$(dirname "$0")/.."
 . scripts/plot_common.sh
 plot_check lab06_sum_triangle "$@"
 csv=$1
-col() { head -1 "$csv" | tr -d '\r' | tr ',' '\n' | grep -nx "$1" | cut -d: -f1; }
-for c in sweep variant n trials wrong_rate; do
-  if [ -z "$(col $c)" ]; then
-    echo "$csv is not a lab06_sum_triangle --csv file (its first line has no $c column)" >&2
-    exit 2
-  fi
-done
+plot_columns "lab06_sum_triangle --csv" sweep variant n trials wrong_rate
 if ! awk -F, -v c="$(col sweep)" 'NR > 1 && $c == 1 { found = 1 } END { exit !found }' "$csv"; then
   echo "$csv has no sweep rows: make it with lab06_sum_triangle --sweep --csv $csv" >&2
   exit 2

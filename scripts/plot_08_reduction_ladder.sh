@@ -8,14 +8,7 @@ cd "$(dirname "$0")/.."
 . scripts/plot_common.sh
 plot_check lab08_reduction_ladder "$@"
 csv=$1
-# Columns by name, as the .gp reads them: the CSV's first line names them.
-col() { head -1 "$csv" | tr -d '\r' | tr ',' '\n' | grep -nx "$1" | cut -d: -f1; }
-for c in rung device pct_of_read x_clblast pct_of_host; do
-  if [ -z "$(col $c)" ]; then
-    echo "$csv is not a lab08_reduction_ladder --csv file (its first line has no $c column)" >&2
-    exit 2
-  fi
-done
+plot_columns "lab08_reduction_ladder --csv" rung device pct_of_read x_clblast pct_of_host
 out=${2:-${csv%.csv}.png}
 # The device named in the CSV unless one is given; a second bar series where a host peer ran.
 device=${3:-$(awk -F, -v c="$(col device)" 'NR == 2 { print $c }' "$csv")}

@@ -9,13 +9,7 @@ cd "$(dirname "$0")/.."
 . scripts/plot_common.sh
 plot_check lab09_interworkgroup_barrier "$@"
 csv=$1
-col() { head -1 "$csv" | tr -d '\r' | tr ',' '\n' | grep -nx "$1" | cut -d: -f1; }
-for c in sweep method groups steps work per_sync_us verified; do
-  if [ -z "$(col $c)" ]; then
-    echo "$csv is not a lab09_interworkgroup_barrier --sweep --csv file (its first line has no $c column)" >&2
-    exit 2
-  fi
-done
+plot_columns "lab09_interworkgroup_barrier --sweep --csv" sweep method groups steps work per_sync_us verified
 sweep=$(awk -F, -v c="$(col sweep)" 'NR == 2 { print $c }' "$csv")
 if [ "$sweep" != groups ] && [ "$sweep" != steps ]; then
   echo "$csv holds --sweep ${sweep:-nothing}: plot a --sweep groups or --sweep steps CSV" >&2
