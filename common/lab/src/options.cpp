@@ -23,8 +23,9 @@ cxxopts::Options make_parser(const std::string &program, const std::string &desc
          cxxopts::value<std::size_t>()->default_value("0"))
         ("wg", "work-group size (0: the lab's default)",
          cxxopts::value<std::size_t>()->default_value("0"))
-        ("groups", "number of work-groups (0: enough to fill the device, two per compute unit; "
-                   "default: the lab's own, see above)", cxxopts::value<std::size_t>())
+        ("groups", "number of work-groups (0: enough to fill the device, as the lab counts it: two "
+                   "per compute unit unless the lab says otherwise, e.g. --per-cu; default: the "
+                   "lab's own, see above)", cxxopts::value<std::size_t>())
         ("trials", "run each variant this many times, checking every run (default: the lab's "
                    "own, see above; 1 on Oclgrind)", cxxopts::value<int>())
         ("seed", "random seed (0: a fresh seed each run)",
