@@ -41,10 +41,10 @@ bool DeviceInfo::is_cpu() const { return type == "CPU"; }
 // make such a folder: the system's .icd files plus one for Oclgrind's ICD library. A Khronos
 // ICD loader that comes first (CUDA's libOpenCL, say) may not read that folder, but it loads the
 // libraries OCL_ICD_FILENAMES lists (':' between them): we list the folder's there too. ocl-icd
-// reads only the folder once OCL_ICD_VENDORS is set; the Khronos loader loads a library named
-// twice once (the same dlopen handle), so neither lists a platform twice. It is private
-// to this process (mkdtemp: a fresh name, mode 0700) and removed once the loader has read it: a
-// folder of a known name could be made first by another local user, who would then choose the
+// (2.3.1 tried) reads only the folder once OCL_ICD_VENDORS is set; the Khronos loader loads a
+// library named twice once (the same dlopen handle), so neither lists a platform twice. The
+// folder is private to this process (mkdtemp: a fresh name, mode 0700) and removed once the
+// loader has read it: a folder of a known name could be made first by another local user, who would then choose the
 // driver library that every lab loads (as root, when grading as root).
 static const char *kOclgrindIcd = "zz-synclab-oclgrind.icd";
 
