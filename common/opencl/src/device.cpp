@@ -44,8 +44,8 @@ bool DeviceInfo::is_cpu() const { return type == "CPU"; }
 // (2.3.1 tried) reads only the folder once OCL_ICD_VENDORS is set; the Khronos loader loads a
 // library named twice once (the same dlopen handle), so neither lists a platform twice. The
 // folder is private to this process (mkdtemp: a fresh name, mode 0700) and removed once the
-// loader has read it: a folder of a known name could be made first by another local user, who would then choose the
-// driver library that every lab loads (as root, when grading as root).
+// loader has read it: a folder of a known name could be made first by another local user, who
+// would then choose the driver library that every lab loads (as root, when grading as root).
 static const char *kOclgrindIcd = "zz-synclab-oclgrind.icd";
 
 namespace {
