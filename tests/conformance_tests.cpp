@@ -211,13 +211,10 @@ std::string dynamic_kind(const Tree &t, const grade::Recipe &lab, const std::str
 
 // The first of Oclgrind's kinds in the grader's order, over every graded variant; "pass": none.
 std::string oclgrind_kind(const Tree &t, const grade::Recipe &lab, const std::string &dir) {
-    static const std::vector<std::string> order{"data-race", "barrier-divergence", "out-of-bounds",
-                                                "uninitialized"};
-    std::size_t best = order.size();
+    int best = synclab::kOclgrindNotFailing;
     for (const auto &f : race_check(t, lab, dir, graded_variants(lab)).findings)
-            best = std::min<std::size_t>(
-                best, std::find(order.begin(), order.end(), f.kind) - order.begin());
-    return best < order.size() ? order[best] : "pass";
+        best = std::min(best, synclab::oclgrind_priority(f.kind));
+    return best < synclab::kOclgrindNotFailing ? synclab::kOclgrindFailingKinds[best] : "pass";
 }
 
 }  // namespace

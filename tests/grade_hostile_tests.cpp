@@ -149,6 +149,32 @@ TEST_CASE("the gradebook round-trips names with commas, quotes and line breaks")
     CHECK(text.substr(whole) == "\"cut,01,pa");
 }
 
+TEST_CASE("the gradebook keeps a spreadsheet from running a student's name as a formula") {
+    // A cell that begins with = + - @ (or a tab or CR) is a formula to a spreadsheet: the
+    // gradebook writes such a text after a ' and reads it back without it.
+    for (const std::string name :
+         {"=HYPERLINK(\"http://x\",\"y\")", "+1+1", "-2+3", "@SUM(A1)", "\t=1", "\r=1",
+          "'already quoted", "''two", "plain", "a=b"}) {
+        CAPTURE(name);
+        grade::Result r;
+        r.student = name;
+        r.lab = "01";
+        r.grade = "fail";
+        r.kind = "compile-error";
+        r.reason = name;  // a reason quotes the student's text too
+        const std::string row = grade::csv_row(r);
+        const char first = row[0] == '"' ? row[1] : row[0];
+        CHECK(std::string("=+-@\t\r").find(first) == std::string::npos);
+        CHECK(row.find(",=") == std::string::npos);
+        CHECK(row.find(",\"=") == std::string::npos);
+        const auto rows =
+            grade::parse_gradebook(std::string(grade::kGradebookHeader) + "\n" + row);
+        REQUIRE(rows.size() == 1);
+        CHECK(rows[0].student == name);
+        CHECK(rows[0].reason == name);
+    }
+}
+
 }  // TEST_SUITE("unit")
 
 TEST_SUITE("grade") {

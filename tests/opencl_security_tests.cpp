@@ -103,6 +103,34 @@ TEST_CASE("a lab never loads a driver from an ICD folder that someone else made 
     CHECK(fs::exists(control));
 }
 
+TEST_CASE("a lab lists its ICD folder's drivers in OCL_ICD_FILENAMES too, for a Khronos loader" *
+          doctest::skip(!test::have_oclgrind())) {
+    // A Khronos ICD loader first on the library path (CUDA's libOpenCL) may skip the lab's
+    // private OCL_ICD_VENDORS folder, and then Oclgrind with it; it does load the libraries that
+    // OCL_ICD_FILENAMES lists. The marker, a system driver here, says what that was when loaded.
+    const TempFolder tmp;
+    const fs::path system = tmp.path / "vendors", marker = tmp.path / "marker";
+    fs::create_directory(system);
+    write(system / "marker.icd", std::string(SYNCLAB_TEST_MARKER_LIB) + "\n");
+    const auto r = test::run_lab("lab01_workgroup_reduce", {"--list-devices"},
+                                 {{"OPENCL_VENDOR_PATH", system.string()},
+                                  {"OCL_ICD_VENDORS", ""},
+                                  {"OCL_ICD_FILENAMES", ""},
+                                  {"TMPDIR", tmp.path.string()},
+                                  {"SYNCLAB_TEST_MARKER", marker.string()}});
+    CHECK(r.exited);
+    REQUIRE(fs::exists(marker));
+    std::ifstream in(marker);
+    const std::string said((std::istreambuf_iterator<char>(in)), {});
+    CAPTURE(said);
+    const auto at = said.find("OCL_ICD_FILENAMES=");
+    REQUIRE(at != std::string::npos);
+    const std::string files = said.substr(at + 18, said.find('\n', at) - at - 18);
+    CHECK(files.find(SYNCLAB_TEST_MARKER_LIB) != std::string::npos);
+    CHECK(files.find("oclgrind") != std::string::npos);
+    CHECK(files.find(':') != std::string::npos);
+}
+
 TEST_CASE("a kernel path that is a FIFO, a device, a folder or empty is named in one line, never waited on") {
     const TempFolder tmp;
     const std::string file = "01_workgroup_reduce.cl";

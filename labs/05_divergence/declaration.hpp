@@ -17,9 +17,8 @@ inline const synclab::Declaration kLab{
     // group larger than the default comes first: a kernel that hard-codes 64 then reads and
     // writes within its buffers and is wrong, before smaller groups would send it past them.
     .grading = {{"-n", "8192", "--iters", "64"},
-                {"-n", "3072", "--iters", "4", "-k", "7", "--simd", "64", "--wg", "192"},
+                {"-n", "3072", "--iters", "4", "-k", "32", "--simd", "64", "--wg", "192"},
                 {"-n", "4104", "--iters", "16", "-k", "5", "--simd", "8", "--wg", "24"},
-                {"-n", "2048", "--iters", "8", "-k", "32", "--simd", "32", "--wg", "32"},
                 {"-n", "1000", "--iters", "4", "-k", "3", "--simd", "1", "--wg", "1"}},
     // Each work-item may touch only in[i] and out[i]: Oclgrind checks every index.
     .race_check = {"-n", "64", "--wg", "32", "--iters", "2", "-k", "3"},

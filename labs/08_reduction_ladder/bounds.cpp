@@ -10,6 +10,15 @@ namespace synclab {
 Bounds measure_bounds(Env &env, const Ladder &l, const std::vector<float> &hx) {
     const DeviceInfo &dev = env.info;
     Bounds b;
+    // Grading runs (--exact) check, they do not compare: the probes and CLBlast would only add
+    // builds (on POCL, of every probe kernel for each group size) to every sandboxed run.
+    if (l.exact) {
+        const char *why = "not run with --exact (a run that checks, not one that compares)";
+        std::printf("bound: the read and copy probes are %s\n", why);
+        b.blas.why_not = why;
+        std::printf("CLBlast: %s\n", why);
+        return b;
+    }
     // A reduction reads n floats: the read probe is its bound. The copy (read + written) beside it.
     b.read = measure_read(env, hx, l.x, l.trials, l.wg);
     b.copy = measure_copy(env, hx, l.x, l.trials, l.wg);
@@ -23,10 +32,7 @@ Bounds measure_bounds(Env &env, const Ladder &l, const std::vector<float> &hx) {
                     p->shape.wg, p->shape.blocked ? "blocked" : "interleaved",
                     p->bytes / 1048576.0, p == &b.read ? "read" : "read and written (counted both)",
                     p->ms, p->gbps);
-    // Grading runs (--exact) check, they do not compare: CLBlast would compile its kernels in
-    // every sandboxed run for nothing.
     if (dev.is_oclgrind()) b.blas.why_not = "not run on Oclgrind (its times mean nothing)";
-    else if (l.exact) b.blas.why_not = "not run with --exact (a run that checks, not one that compares)";
     else b.blas = time_clblast_sum(env, l.x, l.n, l.trials);
     // CLBlast's order of additions is its own: the loosest tolerance, n terms in a row.
     if (b.blas.ran && !close(b.blas.value, l.want, tolerance(l.n, l.abs_sum, l.n))) {
@@ -56,7 +62,8 @@ Bounds measure_bounds(Env &env, const Ladder &l, const std::vector<float> &hx) {
 const char *Bounds::header() { return "  % read  % copy xCLBlast  % host"; }
 
 void Bounds::print_ratios(double gbps) const {
-    std::printf(" %7.1f %7.1f ", percent_of(gbps, read.gbps), percent_of(gbps, copy.gbps));
+    if (read.verified) std::printf(" %7.1f %7.1f ", percent_of(gbps, read.gbps), percent_of(gbps, copy.gbps));
+    else std::printf(" %7s %7s ", "-", "-");
     if (blas.ran) std::printf("%7.2fx ", gbps / blas.gbps);
     else std::printf("%8s ", "-");
     if (host.gbps > 0) std::printf("%7.1f", percent_of(gbps, host.gbps));
@@ -64,8 +71,11 @@ void Bounds::print_ratios(double gbps) const {
 }
 
 void Bounds::csv_cells(Csv &csv, double gbps) const {
-    csv("read_gbps", read.gbps)("copy_gbps", copy.gbps);
-    if (gbps > 0) csv("pct_of_read", percent_of(gbps, read.gbps))("pct_of_copy", percent_of(gbps, copy.gbps));
+    if (read.verified) {
+        csv("read_gbps", read.gbps)("copy_gbps", copy.gbps);
+        if (gbps > 0)
+            csv("pct_of_read", percent_of(gbps, read.gbps))("pct_of_copy", percent_of(gbps, copy.gbps));
+    }
     if (blas.ran) {
         csv("clblast_gbps", blas.gbps);
         if (gbps > 0) csv("x_clblast", gbps / blas.gbps);
@@ -77,8 +87,9 @@ void Bounds::csv_cells(Csv &csv, double gbps) const {
 }
 
 std::string Bounds::best(const std::string &rung, double gbps) const {
-    std::string s = best_line(rung, gbps, read.gbps, copy.gbps);
     char more[120];
+    std::snprintf(more, sizeof more, "best: %s at %.1f GB/s", rung.c_str(), gbps);
+    std::string s = read.verified ? best_line(rung, gbps, read.gbps, copy.gbps) : more;
     if (blas.ran) {
         std::snprintf(more, sizeof more, "; %.2fx CLBlast", gbps / blas.gbps);
         s += more;

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "process.hpp"
+#include "synclab/oclgrind.hpp"
 #include "synclab/verdict.hpp"
 
 namespace fs = std::filesystem;
@@ -152,14 +153,6 @@ void clear_folder(const std::string &dir) {
     for (const auto &e : fs::directory_iterator(dir, ec)) fs::remove_all(e.path(), ec);
 }
 
-int priority(const std::string &kind) {
-    static const char *order[] = {"data-race", "barrier-divergence", "out-of-bounds",
-                                  "uninitialized"};
-    for (int i = 0; i < 4; ++i)
-        if (kind == order[i]) return i;
-    return 4;
-}
-
 // Oclgrind's findings as the lab recorded them: the first kind (races first) and one line.
 std::pair<std::string, std::string> race_findings(const synclab::VerdictRecord &v,
                                                   const std::vector<std::string> &variants,
@@ -167,12 +160,13 @@ std::pair<std::string, std::string> race_findings(const synclab::VerdictRecord &
     std::vector<synclab::FindingRecord> found;
     for (const auto &f : v.findings)
         if (std::find(variants.begin(), variants.end(), f.variant) != variants.end() &&
-            priority(f.kind) < 4)
+            synclab::oclgrind_priority(f.kind) < synclab::kOclgrindNotFailing)
             found.push_back(f);
     if (found.empty()) return {"", ""};
     // A race often shows up as an uninitialized read too: the race is the one to tell.
-    std::stable_sort(found.begin(), found.end(),
-                     [](const auto &a, const auto &b) { return priority(a.kind) < priority(b.kind); });
+    std::stable_sort(found.begin(), found.end(), [](const auto &a, const auto &b) {
+        return synclab::oclgrind_priority(a.kind) < synclab::oclgrind_priority(b.kind);
+    });
     std::vector<std::string> lines;
     for (const auto &f : found) {
         const std::string line = clip(relative(f.message, kernels_dir), 300);

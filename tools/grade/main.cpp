@@ -228,10 +228,12 @@ A lab whose file is not in the folder is "missing". Demonstration variants (lab 
 are never graded; a variant no device here can run is "not checked (why)", never a pass.
 
 Outputs (never inside a submission):
-  --csv FILE       the gradebook: student,lab,grade,kind,reason,seconds. It is locked while
-                   a grader writes it (a second one is refused), each row is written and
-                   synced as soon as it is known, and rows already there are kept: add
-                   --resume to grade only the rest, or --restart to empty it first
+  --csv FILE       the gradebook: student,lab,grade,kind,reason,seconds (a name or reason
+                   that a spreadsheet would run as a formula, = + - @ first, gets a ' first).
+                   It is locked while a grader writes it (a second one is refused), each
+                   row is written and synced as soon as it is known, and rows already there
+                   are kept: add --resume to grade only the rest, or --restart to empty it
+                   first
   --junit DIR      DIR/<student>.xml, JUnit XML (one testcase per lab), as CI autograders
                    such as GitHub Classroom read; characters other than A-Z a-z 0-9 . _ -
                    become _, and names that then clash get -2, -3, ...

@@ -25,6 +25,18 @@ namespace grade {
 
 namespace {
 
+// A spreadsheet runs a cell that begins with = + - @ (or a tab or CR) as a formula: such a text
+// (a student's folder name, or a reason quoting the student's file) is written after a ', as
+// OWASP's CSV-injection advice says, and so is one that begins with ' itself, so that reading
+// drops exactly one.
+bool needs_text_mark(const std::string &s) {
+    return !s.empty() && s[0] && std::strchr("=+-@\t\r'", s[0]) != nullptr;
+}
+
+std::string csv_text(const std::string &s) { return needs_text_mark(s) ? "'" + s : s; }
+
+std::string from_csv_text(const std::string &s) { return !s.empty() && s[0] == '\'' ? s.substr(1) : s; }
+
 std::string csv_field(const std::string &s) {
     if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
     std::string q = "\"";
@@ -60,8 +72,9 @@ std::string fixed(double x, int digits) {
 const char *const kGradebookHeader = "student,lab,grade,kind,reason,seconds";
 
 std::string csv_row(const Result &r) {
-    return csv_field(r.student) + "," + csv_field(r.lab) + "," + csv_field(r.grade) + "," +
-           csv_field(r.kind) + "," + csv_field(r.reason) + "," + fixed(r.seconds, 2) + "\n";
+    return csv_field(csv_text(r.student)) + "," + csv_field(r.lab) + "," + csv_field(r.grade) +
+           "," + csv_field(r.kind) + "," + csv_field(csv_text(r.reason)) + "," +
+           fixed(r.seconds, 2) + "\n";
 }
 
 std::vector<Result> parse_gradebook(const std::string &text, std::size_t *whole_end) {
@@ -91,11 +104,11 @@ std::vector<Result> parse_gradebook(const std::string &text, std::size_t *whole_
                 header = false;
             } else if (f.size() == 6 && !f[0].empty() && !f[1].empty()) {
                 Result r;
-                r.student = f[0];
+                r.student = from_csv_text(f[0]);
                 r.lab = f[1];
                 r.grade = f[2];
                 r.kind = f[3];
-                r.reason = f[4];
+                r.reason = from_csv_text(f[4]);
                 r.seconds = std::atof(f[5].c_str());
                 r.kept = true;
                 rows.push_back(r);

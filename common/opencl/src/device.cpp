@@ -38,10 +38,14 @@ bool DeviceInfo::is_pocl() const {
 bool DeviceInfo::is_cpu() const { return type == "CPU"; }
 
 // ocl-icd reads OCL_ICD_VENDORS (a folder of .icd files) in place of /etc/OpenCL/vendors. We
-// make such a folder: the system's .icd files plus one for Oclgrind's ICD library. It is private
-// to this process (mkdtemp: a fresh name, mode 0700) and removed once the loader has read it: a
-// folder of a known name could be made first by another local user, who would then choose the
-// driver library that every lab loads (as root, when grading as root).
+// make such a folder: the system's .icd files plus one for Oclgrind's ICD library. A Khronos
+// ICD loader that comes first (CUDA's libOpenCL, say) may not read that folder, but it loads the
+// libraries OCL_ICD_FILENAMES lists (':' between them): we list the folder's there too. ocl-icd
+// (2.3.1 tried) reads only the folder once OCL_ICD_VENDORS is set; the Khronos loader loads a
+// library named twice once (the same dlopen handle), so neither lists a platform twice. The
+// folder is private to this process (mkdtemp: a fresh name, mode 0700) and removed once the
+// loader has read it: a folder of a known name could be made first by another local user, who
+// would then choose the driver library that every lab loads (as root, when grading as root).
 static const char *kOclgrindIcd = "zz-synclab-oclgrind.icd";
 
 namespace {
@@ -58,6 +62,7 @@ struct IcdFolder {
 };
 IcdFolder icd_folder;
 bool icd_env_ours = false;  // OCL_ICD_VENDORS was set by us, not by the user
+bool icd_files_ours = false;  // OCL_ICD_FILENAMES too
 
 std::string make_private_folder() {
     const char *tmp = std::getenv("TMPDIR");
@@ -90,8 +95,11 @@ void register_oclgrind_icd() {
     if (dir.empty()) return;  // no Oclgrind, but the system's devices still work
     icd_folder.path = dir;
     icd_folder.owner = getpid();
+    std::string libraries;  // for OCL_ICD_FILENAMES
     auto put = [&](const std::string &name, const std::string &text) {
         std::ofstream(fs::path(dir) / name) << text << "\n";
+        if (!text.empty() && text.find(':') == std::string::npos)
+            libraries += (libraries.empty() ? "" : ":") + text;
     };
     for (const auto &e : fs::directory_iterator(system_dir, ec)) {
         if (e.path().extension() != ".icd" || e.path().filename() == kOclgrindIcd) continue;
@@ -103,11 +111,17 @@ void register_oclgrind_icd() {
     put(kOclgrindIcd, lib);
     setenv("OCL_ICD_VENDORS", dir.c_str(), 1);
     icd_env_ours = true;
+    if (!std::getenv("OCL_ICD_FILENAMES")) {  // the user's own list is left as it is
+        setenv("OCL_ICD_FILENAMES", libraries.c_str(), 1);
+        icd_files_ours = true;
+    }
 }
 
 // The loader reads the folder once, at the first platform query: then it goes, and child
 // processes make their own.
 static void release_oclgrind_icd() {
+    if (icd_files_ours) unsetenv("OCL_ICD_FILENAMES");
+    icd_files_ours = false;
     if (!icd_env_ours) return;
     icd_env_ours = false;
     unsetenv("OCL_ICD_VENDORS");

@@ -196,15 +196,15 @@ std::string OclgrindFinding::where() const {
     return file + ":" + std::to_string(at);
 }
 
-int OclgrindFinding::priority() const {
-    static const char *order[] = {"data-race", "barrier-divergence", "out-of-bounds",
-                                  "uninitialized"};
-    for (int i = 0; i < 4; ++i)
-        if (kind == order[i]) return i;
-    return 4;
+int oclgrind_priority(const std::string &kind) {
+    for (int i = 0; i < kOclgrindNotFailing; ++i)
+        if (kind == kOclgrindFailingKinds[i]) return i;
+    return kOclgrindNotFailing;
 }
 
-bool OclgrindFinding::fails() const { return priority() < 4; }
+int OclgrindFinding::priority() const { return oclgrind_priority(kind); }
+
+bool OclgrindFinding::fails() const { return priority() < kOclgrindNotFailing; }
 
 int oclgrind_suppressed_after(const std::string &log) {
     static const std::regex cap(R"(Oclgrind: (\d+) errors generated - suppressing)");

@@ -5,6 +5,15 @@
 
 namespace synclab {
 
+// The kinds of finding that make a kernel wrong, the most telling first: a race often shows up
+// as an uninitialised read too, and the race is the one to tell. The lab, the grader and the
+// tests all rank findings by it.
+inline constexpr const char *kOclgrindFailingKinds[] = {"data-race", "barrier-divergence",
+                                                        "out-of-bounds", "uninitialized"};
+constexpr int kOclgrindNotFailing = 4;  // the rank of every other kind ("other")
+// A kind's place in kOclgrindFailingKinds (0 to 3), or kOclgrindNotFailing.
+int oclgrind_priority(const std::string &kind);
+
 struct OclgrindFinding {
     struct Entity {
         int global_id = 0;
@@ -37,8 +46,7 @@ struct OclgrindFinding {
     std::string where() const;
     // A data race, barrier divergence, out-of-bounds or uninitialised access: a wrong kernel.
     bool fails() const;
-    // In that order (0 to 3; 4 for the rest): a race often shows up as an uninitialised read
-    // too, and the race is the one to tell.
+    // oclgrind_priority(kind).
     int priority() const;
 };
 
