@@ -133,7 +133,20 @@ Builds build(Lab &lab, const Setup &s, const std::string &defines) {
                                                  "cl_khr_subgroup_ballot");
     b.sg = build_subgroup_part(lab, defines + (ballot || !sup.builtins ? " -D WITH_BALLOT" : ""));
     if (!b.sg.runs) b.why_not["vote_subgroup"] = b.why_not["vote_ballot"] = b.sg.not_checked();
+    else if (dev.is_pocl() && s.wg == 1)  // seen on POCL 5: the launch aborts the process
+        b.why_not["vote_subgroup"] = b.why_not["vote_ballot"] =
+            "not checked at --wg 1 on POCL (its sub-group kernels fail to load there: undefined "
+            "symbol __pocl_work_group_alloca): use --wg 2 or more";
     else if (!ballot) b.why_not["vote_ballot"] = "not checked on this device (no cl_khr_subgroup_ballot)";
+    else if (wants("vote_ballot")) {
+        // A ballot is a uint4: one bit for each of up to 128 members. POCL's sub-group is the
+        // whole work-group, so --wg 256 makes sub-groups that no ballot can hold.
+        const std::size_t width = kernel_subgroup_size(cl::Kernel(b.sg.program, "voteBallot"),
+                                                       dev.device, s.wg);
+        if (width > 128)
+            b.why_not["vote_ballot"] = "not checked with sub-groups of " + std::to_string(width) +
+                                       " (a ballot's uint4 holds 128 members): use --wg 128 or less";
+    }
     // The OpenCL 2.0 build, where the device says it has what the kernel needs. A build error
     // there is the kernel file's (exit 2); a kernel its feature macros leave out is skipped.
     b.c2_std = c2_std(dev);
@@ -410,10 +423,11 @@ std::optional<Verdict> Part::floatsum(const std::string &variant) {
         if (gave_up[i]) {
             const std::string wrong = t.wrong_trials ? text + "; " : "";
             char why[320];
-            std::snprintf(why, sizeof why, "gave up in %d/%d trials: the launch spent its budget "
-                          "(--cas-budget %lld tries, --spins %d each) with %zu work-items on one "
-                          "word, which may take up to n(n+1)/2 tries: not measured", gave_up[i],
-                          s.trials, s.cas_budget, s.spins, i == 0 ? s.n : s.groups);
+            std::snprintf(why, sizeof why, "gave up in %d/%d trials: a work-item reached --spins %d "
+                          "tries, or the launch its --cas-budget of %lld, with %zu work-items on "
+                          "one word (a right loop may take up to n tries each, n(n+1)/2 in all): "
+                          "not measured", gave_up[i], s.trials, s.spins, s.cas_budget,
+                          i == 0 ? s.n : s.groups);
             text = wrong + why;
             if (skipped.empty()) skipped = names[i] + " " + why;
         }

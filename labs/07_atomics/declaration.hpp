@@ -48,7 +48,7 @@ inline const synclab::Declaration kLab{
                           "it gives up", cxxopts::value<int>()->default_value("1000000"))
                 ("cas-budget", "the most compare-and-swap tries one float-sum launch may spend, "
                                "all work-items together, before every one gives up",
-                 cxxopts::value<long long>()->default_value("8589934592"))
+                 cxxopts::value<long long>()->default_value("2147483648"))
                 ("held", "start with the lock held by nobody who will release it: every group "
                          "must give up, and the lab must say so")
                 ("iters", "turns of the vote's expensive branch",

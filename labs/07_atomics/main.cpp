@@ -37,7 +37,7 @@ static Setup setup(Lab &lab) {
     s.cas_budget = budget / lab07::kCasChunk * lab07::kCasChunk;
     if (s.cas_budget < lab07::kCasChunk || budget / lab07::kCasChunk > INT_MAX)
         throw UsageError("--cas-budget " + std::to_string(budget) + " is out of range: use 1024 to "
-                         "2^41 tries (default 2^33)");
+                         "2^41 tries (default 2^31)");
     if (s.need_every < 1)
         throw UsageError("--need-every " + std::to_string(s.need_every) + " must be at least 1: use --need-every 16");
     if (s.groups > (std::size_t(1) << 30) / s.wg)
