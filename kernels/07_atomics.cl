@@ -250,11 +250,11 @@ bool addDone(volatile __global int *status, int t, bool added)
 bool atomicAddFloat(volatile __global float *sum, float v, volatile __global int *status)
 {
     volatile __global uint *bits = (volatile __global uint *)sum;
-    // TODO (7 lines): guess the old bits (0.0f will do); then for t = 1 to SPIN_BUDGET: swap in
-    // as_uint(as_float(old) + v) if the bits are still old; if they were, return
-    // addDone(status, t, true); else return addDone(status, t, false) if overBudget(status, t),
-    // or retry with the bits atomic_cmpxchg saw. Never read *sum with a plain load: other
-    // work-items swap it.
+    // TODO (7 lines, instead of the return below): guess the old bits (0.0f will do); then for
+    // t = 1 to SPIN_BUDGET: swap in as_uint(as_float(old) + v) if the bits are still old; if they
+    // were, return addDone(status, t, true); else return addDone(status, t, false) if
+    // overBudget(status, t), or retry with the bits atomic_cmpxchg saw. Never read *sum with a
+    // plain load: other work-items swap it.
     return addDone(status, 0, false);
 }
 
@@ -372,8 +372,8 @@ __kernel void voteBallot(__global const uint *x, __global const int *need, __glo
 {
     const int i = get_global_id(0);
     const int mine = need[i] != 0;
-    // TODO (2 lines): count the members of your sub-group that need the branch: sub_group_ballot
-    // of mine, then popcount of each of its four words, added up.
+    // TODO (2 lines, instead of the next one): count the members of your sub-group that need the
+    // branch: sub_group_ballot of mine, then popcount of each of its four words, added up.
     const int count = 0;
     const uint e = expensive(x[i], count > 0 ? iters : 0);
     out[i] = mine ? e : x[i];

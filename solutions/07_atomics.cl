@@ -372,8 +372,8 @@ __kernel void voteBallot(__global const uint *x, __global const int *need, __glo
 {
     const int i = get_global_id(0);
     const int mine = need[i] != 0;
-    const uint4 ballot = sub_group_ballot(mine);
-    const int count = popcount(ballot.x) + popcount(ballot.y) + popcount(ballot.z) + popcount(ballot.w);
+    const uint4 b = sub_group_ballot(mine);
+    const int count = popcount(b.x) + popcount(b.y) + popcount(b.z) + popcount(b.w);
     const uint e = expensive(x[i], count > 0 ? iters : 0);
     out[i] = mine ? e : x[i];
     if (get_sub_group_local_id() == 0) {

@@ -87,15 +87,18 @@ std::string c2_lacks(const cl::Device &d, const std::string &std, const std::str
     if (variant == "lock_c11") {
         cl_bitfield fence = 0, atomics = 0;
         clGetDeviceInfo(d(), CL_DEVICE_ATOMIC_FENCE_CAPABILITIES, sizeof fence, &fence, nullptr);
-        clGetDeviceInfo(d(), CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES, sizeof atomics, &atomics, nullptr);
+        clGetDeviceInfo(d(), CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES, sizeof atomics, &atomics,
+                        nullptr);
         if (!(fence & CL_DEVICE_ATOMIC_ORDER_ACQ_REL) || !(fence & CL_DEVICE_ATOMIC_SCOPE_DEVICE))
-            return "no acquire/release fence at device scope in CL_DEVICE_ATOMIC_FENCE_CAPABILITIES";
+            return "no acquire/release fence at device scope in "
+                   "CL_DEVICE_ATOMIC_FENCE_CAPABILITIES";
         if (!(atomics & CL_DEVICE_ATOMIC_SCOPE_DEVICE))
             return "no device-scope atomics in CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES";
         return "";
     }
     cl_bool wg = CL_FALSE;
-    clGetDeviceInfo(d(), CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT, sizeof wg, &wg, nullptr);
+    clGetDeviceInfo(d(), CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT, sizeof wg, &wg,
+                    nullptr);
     return wg ? "" : "no work-group collective functions: "
                      "CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT is false";
 }
@@ -137,7 +140,8 @@ Builds build(Lab &lab, const Setup &s, const std::string &defines) {
         b.why_not["vote_subgroup"] = b.why_not["vote_ballot"] =
             "not checked at --wg 1 on POCL (its sub-group kernels fail to load there: undefined "
             "symbol __pocl_work_group_alloca): use --wg 2 or more";
-    else if (!ballot) b.why_not["vote_ballot"] = "not checked on this device (no cl_khr_subgroup_ballot)";
+    else if (!ballot)
+        b.why_not["vote_ballot"] = "not checked on this device (no cl_khr_subgroup_ballot)";
     else if (wants("vote_ballot")) {
         // A ballot is a uint4: one bit for each of up to 128 members. POCL's sub-group is the
         // whole work-group, so --wg 256 makes sub-groups that no ballot can hold.
@@ -470,12 +474,14 @@ Verdict Part::vote(const std::string &variant) {
             if (s.groups >= 3 && g == s.groups - 1)
                 std::fill(need.begin() + g * s.wg, need.begin() + (g + 1) * s.wg, 1);
             const auto first = need.begin() + g * s.wg, last = first + s.wg;
-            votes[2 * g] = ballot ? int(std::count(first, last, 1)) : std::find(first, last, 1) != last;
+            votes[2 * g] = ballot ? int(std::count(first, last, 1))
+                                  : int(std::find(first, last, 1) != last);
             votes[2 * g + 1] = std::find(first, last, 0) == last;
         }
         for (std::size_t i = 0; i < s.n; ++i) want[i] = need[i] ? expensive(x[i], s.iters) : x[i];
         cl::Buffer xb = buffer(env, x), nb = buffer(env, need);
-        // voteSubgroup and voteBallot fold their sub-groups' votes into any (or count) = 0, all = 1.
+        // voteSubgroup and voteBallot fold their sub-groups' votes into any (or count) = 0 and
+        // all = 1.
         std::vector<int> start(2 * s.groups, -1);
         if (sub)
             for (std::size_t j = 0; j < start.size(); ++j) start[j] = j % 2;
@@ -491,7 +497,9 @@ Verdict Part::vote(const std::string &variant) {
                 if (got[i] != want[i]) err = "out[" + std::to_string(i) + "] is wrong";
             for (std::size_t j = 0; j < gv.size() && err.empty(); ++j)
                 if (gv[j] != votes[j])
-                    err = mismatch(std::string(j % 2 ? "the all-vote" : ballot ? "the count" : "the any-vote") + " of group " +
+                    err = mismatch(std::string(j % 2    ? "the all-vote"
+                                               : ballot ? "the count"
+                                                        : "the any-vote") + " of group " +
                                        std::to_string(j / 2), gv[j], votes[j]);
             tallies[ki].add(ms, err);
         }
