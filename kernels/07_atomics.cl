@@ -5,7 +5,10 @@
 // ./build/bin/lab07_atomics (add --variant NAME for one part); no rebuild needed.
 //
 // The host builds this file with -D SPIN_BUDGET=<--spins>: every loop that waits for another
-// work-item gives up after that many turns, so a lock that is never released cannot hang.
+// work-item gives up after that many turns, so a lock that is never released cannot hang; and
+// with -D CAS_BUDGET, CAS_CHUNK (--cas-budget): the float sums' budget, below. It builds the file
+// again for the parts under #if: OpenCL C 2.0 (-cl-std=CL2.0/CL3.0) and WITH_SUBGROUPS, where
+// the device has what they need.
 
 // ---- Lost updates -----------------------------------------------------------------------------
 // Contract (count kernels): every work-item adds one to its group's counter in local memory and to
@@ -180,29 +183,92 @@ __kernel void lockFence(__global const int *value, volatile __global int *lock,
     // TODO (2 lines): make the record's writes complete, then free the lock (atomically).
 }
 
+// The same lock in OpenCL 2.0's memory model: the file is built a second time with -cl-std=CL2.0
+// (or CL3.0) where the device has acquire/release fences at device scope; elsewhere the lab says
+// why it skipped it. The lock is an atomic_int taken and freed with relaxed atomics, and the
+// fences do the ordering: acquire after taking it, release before freeing it. They order plain
+// accesses too, so the record needs no atomics here: the previous holder's release fence and
+// this holder's acquire fence make its writes visible.
+#if __OPENCL_C_VERSION__ >= 200 &&                                                                 \
+    (__OPENCL_C_VERSION__ < 300 ||                                                                 \
+     (defined(__opencl_c_atomic_order_acq_rel) && defined(__opencl_c_atomic_scope_device)))
+__kernel void lockFenceC11(__global const int *value, volatile __global atomic_int *lock,
+                           __global int *record, __global int *log, volatile __global int *gaveUp)
+{
+    if (get_local_id(0) != 0) return;
+    int spins = 0, expected = 0;
+    while (!atomic_compare_exchange_strong_explicit(lock, &expected, 1, memory_order_relaxed,
+                                                    memory_order_relaxed, memory_scope_device)) {
+        expected = 0;  // a failed exchange wrote what it saw there
+        if (++spins == SPIN_BUDGET) {
+            atomic_inc(gaveUp);
+            return;
+        }
+    }
+    // TODO (1 line): an acquire fence at device scope (atomic_work_item_fence).
+    const int sum = record[0] + value[get_group_id(0)];
+    const int count = record[1] + 1;
+    record[0] = sum;
+    record[1] = count;
+    log[count - 1] = sum;
+    // TODO (2 lines): a release fence at device scope, then free the lock with a relaxed
+    // atomic_store_explicit (memory_scope_device).
+}
+#endif
+
 // ---- A float sum with compare-and-swap --------------------------------------------------------
 // OpenCL 1.2 has atomics on 32-bit integers only. A float add is a loop: read the bits, add as
 // floats, and swap the new bits in only if nobody changed the old ones meanwhile; else retry with
-// what they wrote. Gives up after SPIN_BUDGET tries (the sum is then wrong, and checked).
-void atomicAddFloat(volatile __global float *sum, float v)
+// what they wrote. A failed swap means that another work-item's swap succeeded, so with c
+// work-items on the word one add takes at most c tries, and all of them together up to
+// c(c+1)/2: where thousands of work-items fight over the word (a GPU), that square is the cost.
+// So the launch has a budget, kept by the two given functions below: status[1] counts chunks of
+// CAS_CHUNK tries of all work-items together; once CAS_BUDGET chunks are spent (or one
+// work-item has tried SPIN_BUDGET times), each work-item gives up at its next chunk.
+// status (host: zeroed): [0] work-items that gave up, [1] chunks spent, [2] tries not in a chunk.
+
+// Given: after try t failed, whether to give up.
+bool overBudget(volatile __global int *status, int t)
 {
-    volatile __global uint *bits = (volatile __global uint *)sum;
-    // TODO (6 lines): guess the old bits (0.0f will do), and up to SPIN_BUDGET times: swap in
-    // as_uint(as_float(old) + v) if the bits are still old; done if they were, else retry with
-    // the bits atomic_cmpxchg saw. Never read *sum with a plain load: other work-items swap it.
+    if (t >= SPIN_BUDGET) return true;
+    return t % CAS_CHUNK == 0 && atomic_inc(&status[1]) >= CAS_BUDGET - 1;
 }
 
-// Contract: sum[0] (zeroed) += every x[i]; scratch holds one float per work-item.
-__kernel void floatSumCAS(__global const float *x, volatile __global float *sum,
-                          __local float *scratch)
+// Given: an add is over after t tries. Giving up spends the whole budget, so that every other
+// work-item still trying gives up within CAS_CHUNK tries of its own. Returns added.
+bool addDone(volatile __global int *status, int t, bool added)
 {
-    atomicAddFloat(sum, x[get_global_id(0)]);
+    atomic_add(&status[2], t % CAS_CHUNK);
+    if (!added) {
+        atomic_inc(&status[0]);
+        atomic_max(&status[1], CAS_BUDGET);
+    }
+    return added;
+}
+
+// sum[0] += v, unless the budget runs out first (then false).
+bool atomicAddFloat(volatile __global float *sum, float v, volatile __global int *status)
+{
+    volatile __global uint *bits = (volatile __global uint *)sum;
+    // TODO (7 lines, instead of the return below): guess the old bits (0.0f will do); then for
+    // t = 1 to SPIN_BUDGET: swap in as_uint(as_float(old) + v) if the bits are still old; if they
+    // were, return addDone(status, t, true); else return addDone(status, t, false) if
+    // overBudget(status, t), or retry with the bits atomic_cmpxchg saw. Never read *sum with a
+    // plain load: other work-items swap it.
+    return addDone(status, 0, false);
+}
+
+// Contract: sum[0] (zeroed) += every x[i]; scratch holds one float per work-item; status as above.
+__kernel void floatSumCAS(__global const float *x, volatile __global float *sum,
+                          __local float *scratch, volatile __global int *status)
+{
+    atomicAddFloat(sum, x[get_global_id(0)], status);
 }
 
 // Lab 01's tree in local memory, then one compare-and-swap add per group (the group size is a
 // power of two).
 __kernel void floatSumTree(__global const float *x, volatile __global float *sum,
-                           __local float *scratch)
+                           __local float *scratch, volatile __global int *status)
 {
     const int id = get_local_id(0);
     scratch[id] = x[get_global_id(0)];
@@ -211,7 +277,7 @@ __kernel void floatSumTree(__global const float *x, volatile __global float *sum
         if (id < stride) scratch[id] += scratch[id + stride];
         barrier(CLK_LOCAL_MEM_FENCE);
     }
-    if (id == 0) atomicAddFloat(sum, scratch[0]);
+    if (id == 0) atomicAddFloat(sum, scratch[0], status);
 }
 
 // ---- Voting -----------------------------------------------------------------------------------
@@ -291,6 +357,32 @@ __kernel void voteSubgroup(__global const uint *x, __global const int *need, __g
         atomic_and(&votes[2 * get_group_id(0) + 1], all != 0);
     }
 }
+
+// The lecture's __ballot: sub_group_ballot(p) gives every member of the sub-group a mask with one
+// bit per member whose p is true (a uint4: up to 128 members), so popcount of it counts them.
+// Built only where the device has cl_khr_subgroup_ballot (-D WITH_BALLOT; with the stand-ins
+// elsewhere). Contract as voteSubgroup's, but votes[2*group] (host: 0) counts the group's members
+// that need the branch; votes[2*group + 1] (host: 1) is still the all-vote.
+#ifdef WITH_BALLOT
+#ifdef cl_khr_subgroup_ballot
+#pragma OPENCL EXTENSION cl_khr_subgroup_ballot : enable
+#endif
+__kernel void voteBallot(__global const uint *x, __global const int *need, __global uint *out,
+                         volatile __global int *votes, int iters, volatile __local int *flags)
+{
+    const int i = get_global_id(0);
+    const int mine = need[i] != 0;
+    // TODO (2 lines, instead of the next one): count the members of your sub-group that need the
+    // branch: sub_group_ballot of mine, then popcount of each of its four words, added up.
+    const int count = 0;
+    const uint e = expensive(x[i], count > 0 ? iters : 0);
+    out[i] = mine ? e : x[i];
+    if (get_sub_group_local_id() == 0) {
+        atomic_add(&votes[2 * get_group_id(0)], count);
+        atomic_and(&votes[2 * get_group_id(0) + 1], count == (int)get_sub_group_size());
+    }
+}
+#endif
 #endif
 
 // ---- Barrier with a reduction -----------------------------------------------------------------
@@ -310,3 +402,18 @@ __kernel void syncCount(__global const int *pred, __global int *result, volatile
     result[3 * i + 1] = c == (int)get_local_size(0);
     result[3 * i + 2] = c > 0;
 }
+
+// The same three answers from OpenCL 2.0's work-group built-ins: each is a barrier with a
+// reduction (every work-item of the group must reach it). Built with -cl-std=CL2.0, or CL3.0
+// where the device has __opencl_c_work_group_collective_functions; elsewhere the lab says why it
+// skipped it. Contract as syncCount's (count is not used).
+#if __OPENCL_C_VERSION__ >= 200 &&                                                                 \
+    (__OPENCL_C_VERSION__ < 300 || defined(__opencl_c_work_group_collective_functions))
+__kernel void syncCountBuiltin(__global const int *pred, __global int *result,
+                               volatile __local int *count)
+{
+    const int i = get_global_id(0), p = pred[i] != 0;
+    // TODO (3 lines): result[3*i] = the group's count (work_group_reduce_add), result[3*i+1] and
+    // [3*i+2] = whether all and whether any are true (work_group_all, work_group_any), as 0 or 1.
+}
+#endif

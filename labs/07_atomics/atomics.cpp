@@ -6,8 +6,10 @@
 #include <cstdio>
 #include <map>
 #include <numeric>
+#include <optional>
 
 #include "synclab/reference.hpp"
+#include "synclab/subgroups.hpp"
 
 using namespace synclab;
 
@@ -65,12 +67,123 @@ uint32_t expensive(uint32_t v, int iters) {
     return v;
 }
 
+bool has_word(const std::string &list, const std::string &word) {
+    return (" " + list + " ").find(" " + word + " ") != std::string::npos;
+}
+
+// The -cl-std for OpenCL C 2.0's atomics and work-group functions; "" on an OpenCL 1.x device.
+std::string c2_std(const DeviceInfo &dev) {
+    const std::string v = dev.device.getInfo<CL_DEVICE_VERSION>();  // "OpenCL 3.0 ..."
+    if (v.rfind("OpenCL 2.", 0) == 0) return "-cl-std=CL2.0";
+    if (v.rfind("OpenCL 3.", 0) == 0) return "-cl-std=CL3.0";
+    return "";
+}
+
+// What this device lacks for a variant of the OpenCL 2.0 build, "" for nothing. Both are core in
+// OpenCL 2.x and optional in 3.0, where a device says what it has: ask it, not its version.
+std::string c2_lacks(const cl::Device &d, const std::string &std, const std::string &variant) {
+    if (std.empty()) return "an OpenCL 1.x device: no OpenCL C 2.0";
+    if (std == "-cl-std=CL2.0") return "";
+    if (variant == "lock_c11") {
+        cl_bitfield fence = 0, atomics = 0;
+        clGetDeviceInfo(d(), CL_DEVICE_ATOMIC_FENCE_CAPABILITIES, sizeof fence, &fence, nullptr);
+        clGetDeviceInfo(d(), CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES, sizeof atomics, &atomics,
+                        nullptr);
+        if (!(fence & CL_DEVICE_ATOMIC_ORDER_ACQ_REL) || !(fence & CL_DEVICE_ATOMIC_SCOPE_DEVICE))
+            return "no acquire/release fence at device scope in "
+                   "CL_DEVICE_ATOMIC_FENCE_CAPABILITIES";
+        if (!(atomics & CL_DEVICE_ATOMIC_SCOPE_DEVICE))
+            return "no device-scope atomics in CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES";
+        return "";
+    }
+    cl_bool wg = CL_FALSE;
+    clGetDeviceInfo(d(), CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT, sizeof wg, &wg,
+                    nullptr);
+    return wg ? "" : "no work-group collective functions: "
+                     "CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT is false";
+}
+
+bool has_kernel(const cl::Program &p, const std::string &name) {
+    try {
+        cl::Kernel k(p, name.c_str());
+        return true;
+    } catch (const cl::Error &) {  // exceptions on: a missing kernel throws
+        return false;
+    }
+}
+
 }  // namespace
+
+cl::Program &Builds::of(const std::string &variant) {
+    if (variant == "vote_subgroup" || variant == "vote_ballot") return sg.program;
+    if (variant == "lock_c11" || variant == "syncreduce_builtin") return c2;
+    return program;
+}
+
+Builds build(Lab &lab, const Setup &s, const std::string &defines) {
+    const DeviceInfo &dev = lab.env.info;
+    const std::vector<std::string> selected = lab.selected_variants();
+    auto wants = [&](const std::string &v) {
+        return std::find(selected.begin(), selected.end(), v) != selected.end();
+    };
+    Builds b;
+    b.program = lab.program(defines);
+    // The sub-group part, compiled on every device (against stand-ins where there are no
+    // sub-groups): a mistake in it is a compile error everywhere. The ballot kernel only where
+    // the device lists cl_khr_subgroup_ballot, or with the stand-ins.
+    const SubgroupSupport sup = subgroup_support(dev.device);
+    const bool ballot = sup.builtins && has_word(dev.device.getInfo<CL_DEVICE_EXTENSIONS>(),
+                                                 "cl_khr_subgroup_ballot");
+    b.sg = build_subgroup_part(lab, defines + (ballot || !sup.builtins ? " -D WITH_BALLOT" : ""));
+    if (!b.sg.runs) b.why_not["vote_subgroup"] = b.why_not["vote_ballot"] = b.sg.not_checked();
+    else if (dev.is_pocl() && s.wg == 1)  // seen on POCL 5: the launch aborts the process
+        b.why_not["vote_subgroup"] = b.why_not["vote_ballot"] =
+            "not checked at --wg 1 on POCL (its sub-group kernels fail to load there: undefined "
+            "symbol __pocl_work_group_alloca): use --wg 2 or more";
+    else if (!ballot)
+        b.why_not["vote_ballot"] = "not checked on this device (no cl_khr_subgroup_ballot)";
+    else if (wants("vote_ballot")) {
+        // A ballot is a uint4: one bit for each of up to 128 members. POCL's sub-group is the
+        // whole work-group, so --wg 256 makes sub-groups that no ballot can hold.
+        const std::size_t width = kernel_subgroup_size(cl::Kernel(b.sg.program, "voteBallot"),
+                                                       dev.device, s.wg);
+        if (width > 128)
+            b.why_not["vote_ballot"] = "not checked with sub-groups of " + std::to_string(width) +
+                                       " (a ballot's uint4 holds 128 members): use --wg 128 or less";
+    }
+    // The OpenCL 2.0 build, where the device says it has what the kernel needs. A build error
+    // there is the kernel file's (exit 2); a kernel its feature macros leave out is skipped.
+    b.c2_std = c2_std(dev);
+    std::vector<std::string> c2;
+    for (const std::string v : {"lock_c11", "syncreduce_builtin"}) {
+        if (!wants(v)) continue;
+        const std::string lacks = c2_lacks(dev.device, b.c2_std, v);
+        if (lacks.empty()) c2.push_back(v);
+        else b.why_not[v] = "not checked on this device (" + lacks + ")";
+    }
+    if (!c2.empty()) b.c2 = lab.program(defines + " " + b.c2_std);
+    for (const auto &v : c2)
+        if (!has_kernel(b.c2, lab.kernel_name(v)))
+            b.why_not[v] = "not checked on this device (its OpenCL C " + b.c2_std.substr(9) +
+                           " build leaves " + lab.kernel_name(v) + " out: " +
+                           (v == "lock_c11" ? "no __opencl_c_atomic_order_acq_rel and "
+                                              "__opencl_c_atomic_scope_device"
+                                            : "no __opencl_c_work_group_collective_functions") +
+                           ")";
+    for (const auto &v : selected) {
+        if (b.why_not.count(v)) continue;
+        for (const auto &name : lab.decl.find(v)->kernels)
+            check_launch(cl::Kernel(b.of(v), name.c_str()), dev.device, s.wg,
+                         v == "floatsum" ? s.wg * sizeof(float) : 2 * sizeof(int));
+    }
+    return b;
+}
 
 const std::vector<std::string> &csv_columns() {
     static const std::vector<std::string> c{"variant", "kernel", "groups", "wg", "trials",
                                             "wrong_trials", "updates", "lost_global",
-                                            "lost_local", "median_ms"};
+                                            "lost_local", "median_ms", "gave_up_trials",
+                                            "tries_per_add"};
     return c;
 }
 
@@ -99,7 +212,7 @@ Verdict Part::counts(const std::string &variant) {
     Verdict v{variant, true, ""};
     std::map<std::string, double> ms_of;
     for (const auto &name : names) {
-        cl::Kernel k(program, name.c_str());
+        cl::Kernel k(builds.program, name.c_str());
         const bool local = name != "countGlobal";
         long lost_g = 0, lost_l = 0;
         int some_g = 0, some_l = 0;
@@ -162,7 +275,7 @@ Verdict Part::family(const std::string &variant) {
             else if (name == "countdown") out = {n, -1, 0};
             else out.assign(1 + s.n, -7), out[0] = -1;  // pushList
             cl::Buffer outb = buffer(env, out);
-            cl::Kernel k(program, name.c_str());
+            cl::Kernel k(builds.program, name.c_str());
             args(k, inb, outb);
             const double ms = launch(env, k, s);
             const std::vector<int> got = read<int>(env, outb, out.size());
@@ -221,7 +334,7 @@ Verdict Part::family(const std::string &variant) {
 Verdict Part::lock(const std::string &variant) {
     Env &env = lab.env;
     const std::string &name = lab.kernel_name(variant);
-    cl::Kernel k(program, name.c_str());
+    cl::Kernel k(builds.of(variant), name.c_str());
     Tally tally;
     int gave_up = 0;
     for (int t = 0; t < s.trials; ++t) {
@@ -259,40 +372,95 @@ Verdict Part::lock(const std::string &variant) {
     return conclude(*this, variant, {name}, {tally});
 }
 
-Verdict Part::floatsum(const std::string &variant) {
+std::optional<Verdict> Part::floatsum(const std::string &variant) {
     Env &env = lab.env;
     const auto &names = lab.decl.find(variant)->kernels;
     std::vector<Tally> tallies(names.size());
+    std::vector<int> gave_up(names.size(), 0);
+    std::vector<double> tries(names.size(), 0);
     for (int t = 0; t < s.trials; ++t) {
         const std::vector<float> x = inputs(s.n, lab.opt.exact, lab.rng);
         double want = 0, abs_sum = 0;
         for (float f : x) want += f, abs_sum += std::abs(f);
         cl::Buffer xb = buffer(env, x);
         for (std::size_t ki = 0; ki < names.size(); ++ki) {
-            cl::Kernel k(program, names[ki].c_str());
-            cl::Buffer sum = buffer(env, std::vector<float>{0.f});
-            args(k, xb, sum, cl::Local(s.wg * sizeof(float)));
+            cl::Kernel k(builds.program, names[ki].c_str());
+            cl::Buffer sum = buffer(env, std::vector<float>{0.f}),
+                       status = buffer(env, std::vector<int>{0, 0, 0});
+            args(k, xb, sum, cl::Local(s.wg * sizeof(float)), status);
             const double ms = launch(env, k, s);
             const double got = read<float>(env, sum, 1)[0];
+            const std::vector<int> st = read<int>(env, status, 3);
+            // c work-items on the word: a correct loop tries at most c times each, c(c+1)/2 in
+            // all; within both budgets, giving up proves the loop wrong.
+            const double c = ki == 0 ? double(s.n) : double(s.groups);
+            const bool cannot_give_up = c <= s.spins && c * (c + 1) / 2 < double(s.cas_budget);
+            const double spent = double(st[1]) * kCasChunk + st[2];
+            char err[200] = "";
+            if (st[0] && !cannot_give_up) {
+                ++gave_up[ki];
+                tallies[ki].ms.push_back(ms);
+                continue;
+            }
+            if (st[0])
+                std::snprintf(err, sizeof err, "%d work-item(s) gave up, where a right loop cannot "
+                              "(%.0f on the word: at most %.0f tries each, %.0f in all)", st[0], c,
+                              c, c * (c + 1) / 2);
+            else if (spent < c)
+                std::snprintf(err, sizeof err, "%.0f tries counted for %.0f adds: every add must "
+                              "end in addDone", spent, c);
             // The compare-and-swap adds in whatever order the work-items come: up to all n one
             // after another; the tree's group sums, one after another.
-            const double tol = lab.opt.exact ? 0 : tolerance(s.n, abs_sum, ki == 0 ? s.n : s.groups);
-            char err[160] = "";
-            if (!close(got, want, tol))
+            const double tol = lab.opt.exact ? 0 : tolerance(s.n, abs_sum, size_t(c));
+            if (!*err && !close(got, want, tol))
                 std::snprintf(err, sizeof err, "sum %.9g, want %.9g (tolerance %.3g)", got, want, tol);
+            if (!*err) tries[ki] += spent / c;
             tallies[ki].add(ms, err);
         }
     }
-    const Verdict v = conclude(*this, variant, names, tallies);
-    if (!tallies[0].wrong_trials && !tallies[1].wrong_trials && median(tallies[1].ms) > 0)
+    Verdict v{variant, true, ""};
+    std::string skipped;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        const Tally &t = tallies[i];
+        const int measured = s.trials - gave_up[i];
+        std::string text = t.text(measured);
+        if (gave_up[i]) {
+            const std::string wrong = t.wrong_trials ? text + "; " : "";
+            char why[320];
+            std::snprintf(why, sizeof why, "gave up in %d/%d trials: a work-item reached --spins %d "
+                          "tries, or the launch its --cas-budget of %lld, with %zu work-items on "
+                          "one word (a right loop may take up to n tries each, n(n+1)/2 in all): "
+                          "not measured", gave_up[i], s.trials, s.spins, s.cas_budget,
+                          i == 0 ? s.n : s.groups);
+            text = wrong + why;
+            if (skipped.empty()) skipped = names[i] + " " + why;
+        }
+        std::printf("%-14s median %9.4f ms  %s", names[i].c_str(), median(t.ms), text.c_str());
+        if (measured && !t.wrong_trials) std::printf("  (%.2f tries per add)", tries[i] / measured);
+        std::printf("\n");
+        csv("variant", variant)("kernel", names[i])("groups", s.groups)("wg", s.wg)(
+            "trials", s.trials)("wrong_trials", t.wrong_trials)("median_ms", median(t.ms))(
+            "gave_up_trials", gave_up[i]);
+        if (measured && !t.wrong_trials) csv("tries_per_add", tries[i] / measured);
+        csv.row();
+        if (t.wrong_trials && v.ok) v = {variant, false, names[i] + ": " + t.text(measured)};
+    }
+    if (!tallies[0].wrong_trials && !tallies[1].wrong_trials && !gave_up[0] && !gave_up[1] &&
+        median(tallies[1].ms) > 0)
         std::printf("cost: floatSumCAS / floatSumTree = %.2fx\n",
                     median(tallies[0].ms) / median(tallies[1].ms));
+    if (v.ok && !skipped.empty()) {  // not wrong, and not measured: said, never a pass
+        lab.skipped(variant, skipped);
+        return std::nullopt;
+    }
+    if (v.ok) v.detail = std::to_string(names.size()) + " kernel(s) verified in " +
+                         std::to_string(s.trials) + " trial(s)";
     return v;
 }
 
 Verdict Part::vote(const std::string &variant) {
     Env &env = lab.env;
-    const bool sub = variant == "vote_subgroup";
+    const bool ballot = variant == "vote_ballot", sub = ballot || variant == "vote_subgroup";
     const auto &names = lab.decl.find(variant)->kernels;
     std::vector<Tally> tallies(names.size());
     for (int t = 0; t < s.trials; ++t) {
@@ -306,17 +474,19 @@ Verdict Part::vote(const std::string &variant) {
             if (s.groups >= 3 && g == s.groups - 1)
                 std::fill(need.begin() + g * s.wg, need.begin() + (g + 1) * s.wg, 1);
             const auto first = need.begin() + g * s.wg, last = first + s.wg;
-            votes[2 * g] = std::find(first, last, 1) != last;
+            votes[2 * g] = ballot ? int(std::count(first, last, 1))
+                                  : int(std::find(first, last, 1) != last);
             votes[2 * g + 1] = std::find(first, last, 0) == last;
         }
         for (std::size_t i = 0; i < s.n; ++i) want[i] = need[i] ? expensive(x[i], s.iters) : x[i];
         cl::Buffer xb = buffer(env, x), nb = buffer(env, need);
-        // voteSubgroup folds its sub-groups' votes into any = 0, all = 1.
+        // voteSubgroup and voteBallot fold their sub-groups' votes into any (or count) = 0 and
+        // all = 1.
         std::vector<int> start(2 * s.groups, -1);
         if (sub)
             for (std::size_t j = 0; j < start.size(); ++j) start[j] = j % 2;
         for (std::size_t ki = 0; ki < names.size(); ++ki) {
-            cl::Kernel k(sub ? *subgroups : program, names[ki].c_str());
+            cl::Kernel k(builds.of(variant), names[ki].c_str());
             cl::Buffer out = buffer(env, std::vector<uint32_t>(s.n, 0)), vb = buffer(env, start);
             args(k, xb, nb, out, vb, cl_int(s.iters), cl::Local(2 * sizeof(int)));
             const double ms = launch(env, k, s);
@@ -327,7 +497,9 @@ Verdict Part::vote(const std::string &variant) {
                 if (got[i] != want[i]) err = "out[" + std::to_string(i) + "] is wrong";
             for (std::size_t j = 0; j < gv.size() && err.empty(); ++j)
                 if (gv[j] != votes[j])
-                    err = mismatch(std::string(j % 2 ? "the all" : "the any") + "-vote of group " +
+                    err = mismatch(std::string(j % 2    ? "the all-vote"
+                                               : ballot ? "the count"
+                                                        : "the any-vote") + " of group " +
                                        std::to_string(j / 2), gv[j], votes[j]);
             tallies[ki].add(ms, err);
         }
@@ -342,7 +514,7 @@ Verdict Part::vote(const std::string &variant) {
 Verdict Part::syncreduce(const std::string &variant) {
     Env &env = lab.env;
     const std::string &name = lab.kernel_name(variant);
-    cl::Kernel k(program, name.c_str());
+    cl::Kernel k(builds.of(variant), name.c_str());
     Tally tally;
     for (int t = 0; t < s.trials; ++t) {
         // Groups in turn: all true, all false, half at random, exactly one true.

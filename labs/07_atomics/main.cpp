@@ -1,13 +1,14 @@
 // Lab 07: atomics, voting and locks. Work-items that update one counter with count++ lose
 // updates, atomic_inc does not; then the rest of the atomic family, a float sum built from
-// compare-and-swap, a global spin lock, a work-group vote and a barrier that also counts.
+// compare-and-swap, a global spin lock (also with OpenCL 2.0 fences), a work-group vote (also
+// with a sub-group ballot) and a barrier that also counts (also with OpenCL 2.0's built-ins).
+#include <climits>
 #include <cstdio>
 
 #include "atomics.hpp"
 #include "declaration.hpp"
 #include "synclab/lab.hpp"
 #include "synclab/reference.hpp"
-#include "synclab/subgroup_part.hpp"
 #include "synclab/workgroup.hpp"
 
 using namespace synclab;
@@ -32,6 +33,11 @@ static Setup setup(Lab &lab) {
     if (s.spins < 1) throw UsageError("--spins " + std::to_string(s.spins) + " must be at least 1: use --spins 1000000");
     if (s.iters < 0 || s.iters > (1 << 20))
         throw UsageError("--iters " + std::to_string(s.iters) + " is out of range: use 0 to 1048576");
+    const long long budget = x["cas-budget"].as<long long>();
+    s.cas_budget = budget / lab07::kCasChunk * lab07::kCasChunk;
+    if (s.cas_budget < lab07::kCasChunk || budget / lab07::kCasChunk > INT_MAX)
+        throw UsageError("--cas-budget " + std::to_string(budget) + " is out of range: use 1024 to "
+                         "2^41 tries (default 2^31)");
     if (s.need_every < 1)
         throw UsageError("--need-every " + std::to_string(s.need_every) + " must be at least 1: use --need-every 16");
     if (s.groups > (std::size_t(1) << 30) / s.wg)
@@ -46,29 +52,22 @@ static Setup setup(Lab &lab) {
 static int run(Lab &lab) {
     const Setup s = setup(lab);
     const DeviceInfo &dev = lab.env.info;
-    char defines[160];
-    std::snprintf(defines, sizeof defines, "-D SPIN_BUDGET=%d -D BINS=%d -D SLOTS=%d", s.spins,
-                  lab07::kBins, lab07::kSlots);
-    // Build and check every kernel before printing anything: a bad --wg is one line.
-    cl::Program program = lab.program(defines);
-    // The sub-group vote lives in a build of its own, compiled on every device (against
-    // stand-ins where there are no sub-groups): a mistake in it is a compile error everywhere.
-    SubgroupPart sg = build_subgroup_part(lab, defines);
-    std::vector<std::string> variants;
-    bool skipped = false;  // vote_subgroup, where there are no sub-groups
+    char defines[200];
+    std::snprintf(defines, sizeof defines, "-D SPIN_BUDGET=%d -D BINS=%d -D SLOTS=%d -D CAS_CHUNK=%d "
+                  "-D CAS_BUDGET=%lld", s.spins, lab07::kBins, lab07::kSlots, lab07::kCasChunk,
+                  s.cas_budget / lab07::kCasChunk);
+    // Build and check every kernel before printing anything: a bad --wg is one line. The
+    // sub-group part and the OpenCL 2.0 part are built where this device has what they need.
+    lab07::Builds builds = lab07::build(lab, s, defines);
+    std::vector<std::string> variants, skipped;
     for (const auto &v : lab.selected_variants()) {
-        if (v == "vote_subgroup" && !sg.runs) {
-            if (lab.opt.variant == v)
-                throw Unsupported("--variant vote_subgroup cannot run on " + dev.name + ": " +
-                                  sg.support.why_not + " (it compiles); pick a device whose "
-                                  "--list-devices row says subgroups yes (POCL 4 or later)");
-            skipped = true;
-            continue;
-        }
-        variants.push_back(v);
-        for (const auto &name : lab.decl.find(v)->kernels)
-            check_launch(cl::Kernel(v == "vote_subgroup" ? sg.program : program, name.c_str()),
-                         dev.device, s.wg, v == "floatsum" ? s.wg * sizeof(float) : 2 * sizeof(int));
+        const auto why = builds.why_not.find(v);
+        if (why == builds.why_not.end()) variants.push_back(v);
+        else if (lab.opt.variant != v) skipped.push_back(v);
+        else
+            throw Unsupported("--variant " + v + " cannot run on " + dev.name + ": " + why->second +
+                              "; pick a device whose --list-devices row has it (POCL 5: see the "
+                              "handout)");
     }
 
     char what[200];
@@ -76,20 +75,21 @@ static int run(Lab &lab) {
                   s.groups, s.wg, s.trials, s.spins, s.held ? ", the lock held and never released" : "");
     lab.banner(what);
     Csv csv = lab.csv(lab07::csv_columns());
-    lab07::Part part{lab, s, program, csv, sg.runs ? &sg.program : nullptr};
+    lab07::Part part{lab, s, builds, csv};
 
     std::vector<Verdict> verdicts;
     for (const auto &v : variants) {
         if (v == "plain" || v == "atomic") verdicts.push_back(part.counts(v));
         else if (v == "family") verdicts.push_back(part.family(v));
-        else if (v == "lock" || v == "lock_nofence") verdicts.push_back(part.lock(v));
-        else if (v == "floatsum") verdicts.push_back(part.floatsum(v));
-        else if (v == "vote" || v == "vote_subgroup") verdicts.push_back(part.vote(v));
+        else if (v.rfind("lock", 0) == 0) verdicts.push_back(part.lock(v));
+        else if (v == "floatsum") {
+            if (auto verdict = part.floatsum(v)) verdicts.push_back(*verdict);
+        } else if (v.rfind("vote", 0) == 0) verdicts.push_back(part.vote(v));
         else verdicts.push_back(part.syncreduce(v));
     }
-    if (skipped) {
-        std::printf("%-14s skipped: %s\n", "voteSubgroup", sg.not_checked().c_str());
-        lab.skipped("vote_subgroup", sg.not_checked());
+    for (const auto &v : skipped) {
+        std::printf("%-14s skipped: %s\n", lab.kernel_name(v).c_str(), builds.why_not[v].c_str());
+        lab.skipped(v, builds.why_not[v]);
     }
     return lab.exit_code(verdicts);
 }
