@@ -55,10 +55,12 @@ void host_rows(const Grid &g, const float *u1, float *u2, std::size_t j0, std::s
     }
 }
 
-std::vector<float> host_sweeps(const Grid &g, unsigned sweeps, unsigned threads) {
+std::vector<float> host_sweeps(const Grid &g, unsigned sweeps, unsigned threads,
+                               std::vector<Convergence> *log, unsigned every) {
     std::vector<float> u = g.start, v(u.size());
     threads = std::max(1u, std::min<unsigned>(threads, unsigned(g.J)));
-    for (unsigned s = 0; s < sweeps; ++s) {
+    every = std::max(1u, every);
+    for (unsigned s = 1; s <= sweeps; ++s) {
         if (threads == 1) {
             host_rows(g, u.data(), v.data(), 0, g.J);
         } else {
@@ -68,6 +70,7 @@ std::vector<float> host_sweeps(const Grid &g, unsigned sweeps, unsigned threads)
                                   g.J * (t + 1) / threads);
             for (auto &th : pool) th.join();
         }
+        if (log && (s % every == 0 || s == sweeps)) log->push_back({s, max_diff(u, v), max_diff(v, g.exact)});
         u.swap(v);
     }
     return u;
@@ -77,18 +80,6 @@ double max_diff(const std::vector<float> &a, const std::vector<float> &b) {
     double m = 0;
     for (std::size_t k = 0; k < a.size(); ++k) m = std::max(m, std::fabs(double(a[k]) - b[k]));
     return m;
-}
-
-std::vector<Convergence> convergence(const Grid &g, unsigned sweeps, unsigned every) {
-    std::vector<Convergence> out;
-    std::vector<float> u = g.start, v(u.size());
-    every = std::max(1u, every);
-    for (unsigned s = 1; s <= sweeps; ++s) {
-        host_rows(g, u.data(), v.data(), 0, g.J);
-        if (s % every == 0 || s == sweeps) out.push_back({s, max_diff(u, v), max_diff(v, g.exact)});
-        u.swap(v);
-    }
-    return out;
 }
 
 std::string Run::text(std::size_t I) const {

@@ -30,19 +30,19 @@ struct Grid {
 
 // One Jacobi sweep u1 -> u2 on the host, rows [j0, j1), as the kernels compute it.
 void host_rows(const Grid &g, const float *u1, float *u2, std::size_t j0, std::size_t j1);
-// `sweeps` sweeps from g.start on `threads` threads (each a band of rows; one sweep's bands
-// joined before the next). Bit for bit what the kernels give.
-std::vector<float> host_sweeps(const Grid &g, unsigned sweeps, unsigned threads);
-// The largest |a - b| over all points.
-double max_diff(const std::vector<float> &a, const std::vector<float> &b);
-
 // The convergence the students watch: every `every` sweeps, the largest change one sweep made
 // (the residual, a quarter of the 5-point Laplacian) and the largest error against x^2 - y^2.
 struct Convergence {
     unsigned sweep = 0;
     double residual = 0, error = 0;
 };
-std::vector<Convergence> convergence(const Grid &g, unsigned sweeps, unsigned every);
+// `sweeps` sweeps from g.start on `threads` threads (each a band of rows; one sweep's bands
+// joined before the next). Bit for bit what the kernels give. With `log`, the convergence every
+// `every` sweeps and after the last.
+std::vector<float> host_sweeps(const Grid &g, unsigned sweeps, unsigned threads,
+                               std::vector<Convergence> *log = nullptr, unsigned every = 1);
+// The largest |a - b| over all points.
+double max_diff(const std::vector<float> &a, const std::vector<float> &b);
 
 // One kernel run, timed and checked against the host's result.
 struct Run {
