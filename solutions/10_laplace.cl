@@ -25,6 +25,27 @@ __kernel void jacobiNaive(uint I, uint J, const __global float *u1, __global flo
         u2[id] = jacobi_point(u1[id - 1], u1[id + 1], u1[id - I], u1[id + I]);
 }
 
+// Each work-item walks down `rows` points of one column (the lecture's 3D solver gives each
+// thread a whole line in z): the point above is the next point's centre and the centre the next
+// point's south, so each point is loaded from global memory once by its own column.
+__kernel void jacobiRows(uint I, uint J, const __global float *u1, __global float *u2, uint rows) {
+    const uint i = get_global_id(0), j0 = get_global_id(1) * rows;
+    if (i >= I || j0 >= J) return;
+    const uint j1 = min(J, j0 + rows);
+    uint id = i + j0 * I;
+    if (i == 0 || i == I - 1) {  // a boundary column: copied
+        for (uint j = j0; j < j1; ++j, id += I) u2[id] = u1[id];
+        return;
+    }
+    float south = j0 > 0 ? u1[id - I] : 0.0f, here = u1[id];
+    for (uint j = j0; j < j1; ++j, id += I) {
+        const float north = j + 1 < J ? u1[id + I] : 0.0f;
+        u2[id] = j == 0 || j == J - 1 ? here : jacobi_point(u1[id - 1], u1[id + 1], south, north);
+        south = here;
+        here = north;
+    }
+}
+
 // The same sweep from local memory: the group loads its block and a one-point halo around it
 // (tile of (bx + 2) x (by + 2) floats, corners unused), waits, then computes from the tile. A
 // work-item outside the grid still reaches the barrier: every work-item of a group must.

@@ -4,16 +4,17 @@
 
 inline const synclab::Declaration kLab{
     .dir = SYNCLAB_LAB_DIR,
-    .summary = "Jacobi sweeps of the Laplace stencil on a 2D grid: one work-item per point, "
-               "global or local memory with a halo, block shapes against the 32:1 rule, all sweeps "
-               "in one launch (plots: `scripts/plot_10_laplace.sh`)",
+    .summary = "Jacobi sweeps of the Laplace stencil on a 2D grid: a point per work-item from "
+               "global memory or from a tile with its halo, a column per work-item, block shapes "
+               "against the 32:1 rule, all sweeps in one launch (plots: `scripts/plot_10_laplace.sh`)",
     .description = "Jacobi sweeps of the 5-point Laplace stencil on an I x J grid with Dirichlet "
-                   "boundaries, one work-item per point: from global memory, from a tile in local "
-                   "memory, over block shapes, and all sweeps in one launch.",
-    // shapes times naive and tiled over block shapes (--shapes): measured, not graded.
+                   "boundaries: a point per work-item from global memory or from a tile in local "
+                   "memory, a column per work-item, over block shapes, and all sweeps in one launch.",
+    // shapes times naive, tiled and rows over block shapes (--shapes): measured, not graded.
     .variants = {{.name = "naive", .kernels = {"jacobiNaive"}, .todo = true},
                  {.name = "tiled", .kernels = {"jacobiTiled"}, .todo = true},
-                 {.name = "shapes", .kernels = {"jacobiNaive", "jacobiTiled"}, .todo = true,
+                 {.name = "rows", .kernels = {"jacobiRows"}, .todo = true},
+                 {.name = "shapes", .kernels = {"jacobiNaive", "jacobiTiled", "jacobiRows"}, .todo = true,
                   .graded = false},
                  {.name = "persistent", .kernels = {"jacobiPersistent"}, .todo = true}},
     // Grids that are and are not multiples of the block, 3x3 (one interior point), one block
@@ -33,6 +34,8 @@ inline const synclab::Declaration kLab{
                 ("block", "work-group shape BXxBY (default 16x4; 32x4 on a GPU)",
                  cxxopts::value<std::string>())
                 ("sweeps", "Jacobi sweeps", cxxopts::value<unsigned>())
+                ("rows", "rows: points each work-item walks down its column",
+                 cxxopts::value<unsigned>()->default_value("4"))
                 ("every", "print the residual and the error every K sweeps", cxxopts::value<unsigned>())
                 ("shapes", "the shapes variant's blocks, e.g. 32x1,8x8, or 'all' (the lecture's "
                            "sweep; default on a CPU: --block alone)", cxxopts::value<std::string>())

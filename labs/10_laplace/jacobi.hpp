@@ -60,9 +60,10 @@ struct Run {
 class Sweeper {
 public:
     Sweeper(Env &env, const Grid &g);
-    // One launch per sweep, back to back; tiled kernels get a (bx + 2) x (by + 2) tile.
+    // One launch per sweep, back to back. Tiled kernels get a (bx + 2) x (by + 2) tile; with
+    // rows > 0 each work-item sweeps that many points of a column (jacobiRows).
     Run relaunch(cl::Kernel &k, Block b, unsigned sweeps, bool tiled,
-                 const std::vector<float> &want);
+                 const std::vector<float> &want, unsigned rows = 0);
     // All sweeps in one launch of up to `launch` groups of b; discovery keeps those resident.
     Run persistent(cl::Kernel &k, Block b, unsigned sweeps, std::size_t launch, unsigned budget,
                    unsigned grace, const std::vector<float> &want);

@@ -36,6 +36,7 @@ Settings settings(const Lab &lab) {
     s.block = x.count("block") ? parse_block("--block", x["block"].as<std::string>())
               : og ? Block{8, 4} : cpu ? Block{16, 4} : Block{32, 4};
     s.sweeps = x.count("sweeps") ? x["sweeps"].as<unsigned>() : og ? 3 : cpu ? 40 : 200;
+    s.rows = x["rows"].as<unsigned>();
     s.every = x.count("every") ? x["every"].as<unsigned>() : std::max(1u, s.sweeps / 4);
     s.shapes = x.count("shapes") ? block_list(x["shapes"].as<std::string>())
                : cpu || og ? std::vector<Block>{s.block} : block_list("all");
@@ -59,6 +60,8 @@ Settings settings(const Lab &lab) {
                          std::to_string(dev.max_wg));
     if (s.sweeps < 1 || s.sweeps > 1000000)
         throw UsageError("--sweeps " + std::to_string(s.sweeps) + " is out of range: use 1 to 1000000");
+    if (s.rows < 1 || s.rows > 4096)
+        throw UsageError("--rows " + std::to_string(s.rows) + " is out of range: use 1 to 4096");
     if (s.budget < 16) throw UsageError("--budget must be at least 16 polls");
     if (x.count("tolerance") && !(s.tolerance >= 0))
         throw UsageError("--tolerance must be 0 or more, e.g. --tolerance 1e-5");

@@ -11,7 +11,7 @@ namespace synclab {
 struct Settings {
     std::size_t I = 0, J = 0;
     Block block;
-    unsigned sweeps = 0, every = 0;
+    unsigned sweeps = 0, every = 0, rows = 0;
     std::vector<Block> shapes;
     double tolerance = -1;  // < 0: no convergence check
     std::string dump;
