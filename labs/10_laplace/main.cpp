@@ -7,7 +7,7 @@
 #include <fstream>
 #include <thread>
 
-#include "08_reduction_ladder/bandwidth.hpp"
+#include "../08_reduction_ladder/bandwidth.hpp"
 #include "declaration.hpp"
 #include "settings.hpp"
 
