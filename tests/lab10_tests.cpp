@@ -95,7 +95,7 @@ TEST_CASE("lab10 bad input exits 2 with one line naming the cause and the fix") 
         {{"--grid", "2x5"}, "use 3 to 32768"},
         {{"--grid", "64"}, "write it as WIDTHxHEIGHT"},
         {{"--block", "0x4"}, "e.g. --block 32x4"},
-        {{"--block", "64x64"}, "more than this device's largest work-group"},
+        {{"--block", "128x64"}, "more than this device's largest work-group"},
         {{"--wg", "64"}, "use --block 32x4"},
         {{"-n", "100"}, "use --grid 256x256"},
         {{"--rows", "0"}, "use 1 to 4096"},

@@ -19,7 +19,7 @@ Block parse_block(const std::string &option, const std::string &text) {
                                            : Block{number(text.substr(0, x)), number(text.substr(x + 1))};
     if (!b.x || !b.y)
         throw UsageError(option + " '" + text + "' is not two sizes: write it as WIDTHxHEIGHT, "
-                         "e.g. " + option + " 32x4");
+                         "e.g. " + option + (option == "--grid" ? " 256x256" : " 32x4"));
     return b;
 }
 
