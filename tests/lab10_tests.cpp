@@ -30,6 +30,7 @@ TEST_SUITE("lab") {
 TEST_CASE("lab10 every variant equals the host bit for bit on grids that are and are not multiples of the block") {
     const std::vector<std::vector<std::string>> grids{
         {"--grid", "67x45", "--sweeps", "20"},                     // neither a multiple of 16x4
+        {"--grid", "67x45", "--wg", "32", "--sweeps", "20"},       // 32x1, the lecture's 32:1
         {"--grid", "3x3", "--sweeps", "5"},                        // one interior point
         {"--grid", "16x4", "--sweeps", "9"},                       // one block exactly
         {"--grid", "37x29", "--block", "4x2", "--sweeps", "12", "--rows", "3"}};
@@ -41,6 +42,7 @@ TEST_CASE("lab10 every variant equals the host bit for bit on grids that are and
         CAPTURE(r.err);
         CHECK(r.exit_code == 0);
         CHECK(count(r.out, "verified") == 4);
+        CHECK(r.out.find("blocks of " + std::string(g[2] == "--wg" ? "32x1" : g[2] == "--block" ? "4x2" : "16x4")) != std::string::npos);
     }
     // The starter's stencil is a TODO: every variant WRONG, naming the first point.
     const auto starter = run_lab(kLab, {"--kernels", test::source("kernels"), "--variant", kGraded,
@@ -96,7 +98,7 @@ TEST_CASE("lab10 bad input exits 2 with one line naming the cause and the fix") 
         {{"--grid", "64"}, "write it as WIDTHxHEIGHT"},
         {{"--block", "0x4"}, "e.g. --block 32x4"},
         {{"--block", "128x64"}, "more than this device's largest work-group"},
-        {{"--wg", "64"}, "use --block 32x4"},
+        {{"--wg", "8", "--block", "4x2"}, "use --block BXxBY alone"},
         {{"-n", "100"}, "use --grid 256x256"},
         {{"--rows", "0"}, "use 1 to 4096"},
         {{"--sweeps", "0"}, "use 1 to 1000000"},

@@ -17,11 +17,12 @@ inline const synclab::Declaration kLab{
                  {.name = "shapes", .kernels = {"jacobiNaive", "jacobiTiled", "jacobiRows"}, .todo = true,
                   .graded = false},
                  {.name = "persistent", .kernels = {"jacobiPersistent"}, .todo = true}},
-    // Grids that are and are not multiples of the block, 3x3 (one interior point), one block
-    // alone, and a small block that catches a hard-coded one: two shapes in all (each new shape
-    // costs POCL a compile of every kernel).
-    .grading = {{"--grid", "67x45", "--sweeps", "20"},
-                {"--grid", "3x3", "--sweeps", "5"},
+    // Grids that are and are not multiples of the block, 3x3 (one interior point), one 16x4
+    // block alone (the default on a CPU), and blocks of 32x1, 8x1 and 4x2 that catch a kernel
+    // with the block's size or shape written in. One shape per run: each run is a process, and
+    // POCL compiles every kernel for its shape.
+    .grading = {{"--grid", "67x45", "--wg", "32", "--sweeps", "20"},
+                {"--grid", "3x3", "--wg", "8", "--sweeps", "5"},
                 {"--grid", "16x4", "--sweeps", "9"},
                 {"--grid", "37x29", "--block", "4x2", "--sweeps", "12"}},
     // Oclgrind runs one group at a time: discovery finds one, and it sweeps every block.
@@ -31,7 +32,7 @@ inline const synclab::Declaration kLab{
             p.add_options()
                 ("grid", "grid points IxJ (default 4096x4096 on a GPU, 256x256 on a CPU)",
                  cxxopts::value<std::string>())
-                ("block", "work-group shape BXxBY (default 16x4; 32x4 on a GPU)",
+                ("block", "work-group shape BXxBY (default 16x4; 32x4 on a GPU; --wg N is Nx1)",
                  cxxopts::value<std::string>())
                 ("sweeps", "Jacobi sweeps", cxxopts::value<unsigned>())
                 ("rows", "rows: points each work-item walks down its column",

@@ -23,7 +23,9 @@ Settings settings(const Lab &lab) {
     const cxxopts::ParseResult &x = lab.opt.extra;
     const bool og = dev.is_oclgrind(), cpu = dev.is_cpu();
     Settings s;
-    if (lab.opt.wg) throw UsageError("--wg is one number; lab 10's work-groups are 2D: use --block 32x4");
+    if (lab.opt.wg && x.count("block"))
+        throw UsageError("--wg " + std::to_string(lab.opt.wg) + " and --block both give the work-group: "
+                         "use --block BXxBY alone (--wg N is the block Nx1)");
     if (lab.opt.n) throw UsageError("-n is one number; lab 10's grid is 2D: use --grid 256x256");
     lab.reject_groups("the grid and --block give the work-groups");
     if (lab.opt.exact)
@@ -34,6 +36,7 @@ Settings settings(const Lab &lab) {
     s.I = grid.x;
     s.J = grid.y;
     s.block = x.count("block") ? parse_block("--block", x["block"].as<std::string>())
+              : lab.opt.wg ? Block{lab.opt.wg, 1}
               : og ? Block{8, 4} : cpu ? Block{16, 4} : Block{32, 4};
     s.sweeps = x.count("sweeps") ? x["sweeps"].as<unsigned>() : og ? 3 : cpu ? 40 : 200;
     s.rows = x["rows"].as<unsigned>();
