@@ -20,7 +20,7 @@ set yrange [0:*]
 set xtics rotate by -30
 stats data using 5 every ::1::1 nooutput
 copy = STATS_max
-plot data using 2:xtic(1) title "naive (global memory)", \
-     '' using 3 title "tiled (local memory)", \
-     '' using 4 title "rows (a column per work-item)", \
+plot data skip 1 using 2:xtic(1) title "naive (global memory)", \
+     '' skip 1 using 3 title "tiled (local memory)", \
+     '' skip 1 using 4 title "rows (a column per work-item)", \
      copy with lines dashtype 2 lw 2 lc rgb "#444444" title sprintf("copy %.0f GB/s", copy)
