@@ -1,0 +1,211 @@
+// Lab 10 (starter): Jacobi sweeps of the 5-point Laplace stencil on an I x J grid (point (i, j)
+// at u[i + j*I], i along a row). Boundary points keep their values (Dirichlet); each interior
+// point becomes the average of its four neighbours from the previous sweep. Two buffers, swapped
+// every sweep by the host: the end of a launch is the barrier between sweeps.
+//
+// A 2D NDRange, one work-item per point, one work-group per block of the grid. The NDRange is
+// rounded up to whole blocks, so I and J need not be multiples of the block: a work-item outside
+// the grid writes nothing. (The lecture tests for the boundary before it tests for the grid, so a
+// work-item past the right edge of row 0 writes into row 1: here the grid test comes first.)
+
+// The new value of an interior point, added in this order so that the host's reference, adding
+// in the same order, gives the same float bit for bit: ((west + east) + south) + north.
+float jacobi_point(float west, float east, float south, float north) {
+    // TODO (1 line): return a quarter of the four neighbours' sum, added in exactly this order:
+    // ((west + east) + south) + north (the host's reference adds them so; 0.25f, not 0.25).
+    return 0.0f;
+}
+
+// The lecture's kernel, reading the neighbours from global memory.
+__kernel void jacobiNaive(uint I, uint J, const __global float *u1, __global float *u2) {
+    const uint i = get_global_id(0), j = get_global_id(1);
+    if (i >= I || j >= J) return;  // outside the grid: nothing to do
+    const uint id = i + j * I;
+    if (i == 0 || i == I - 1 || j == 0 || j == J - 1)
+        u2[id] = u1[id];  // Dirichlet: the boundary is copied
+    else
+        u2[id] = jacobi_point(u1[id - 1], u1[id + 1], u1[id - I], u1[id + I]);
+}
+
+// Each work-item walks down `rows` points of one column (the lecture's 3D solver gives each
+// thread a whole line in z): the point above is the next point's centre and the centre the next
+// point's south, so each point is loaded from global memory once by its own column.
+__kernel void jacobiRows(uint I, uint J, const __global float *u1, __global float *u2, uint rows) {
+    const uint i = get_global_id(0), j0 = get_global_id(1) * rows;
+    if (i >= I || j0 >= J) return;
+    const uint j1 = min(J, j0 + rows);
+    uint id = i + j0 * I;
+    if (i == 0 || i == I - 1) {  // a boundary column: copied
+        for (uint j = j0; j < j1; ++j, id += I) u2[id] = u1[id];
+        return;
+    }
+    float south = j0 > 0 ? u1[id - I] : 0.0f, here = u1[id];
+    for (uint j = j0; j < j1; ++j, id += I) {
+        const float north = j + 1 < J ? u1[id + I] : 0.0f;
+        u2[id] = j == 0 || j == J - 1 ? here : jacobi_point(u1[id - 1], u1[id + 1], south, north);
+        south = here;
+        here = north;
+    }
+}
+
+// The same sweep from local memory: the group loads its block and a one-point halo around it
+// (tile of (bx + 2) x (by + 2) floats, corners unused), waits, then computes from the tile. A
+// work-item outside the grid still reaches the barrier: every work-item of a group must.
+__kernel void jacobiTiled(uint I, uint J, const __global float *u1, __global float *u2,
+                          __local float *tile) {
+    const uint i = get_global_id(0), j = get_global_id(1);
+    const uint x = get_local_id(0) + 1, y = get_local_id(1) + 1;  // place in the tile
+    const uint bx = get_local_size(0), by = get_local_size(1), w = bx + 2;
+    const int inside = i < I && j < J;
+    const uint id = i + j * I;
+    if (inside) {
+        tile[x + y * w] = u1[id];
+        // TODO (4 lines): the halo. The block's edge work-items also load the neighbour just
+        // outside the block where the grid has one: x == 1 and i > 0 loads the west one into
+        // tile[y * w]; x == bx and i + 1 < I the east one; y == 1 and j > 0 the south one
+        // (u1[id - I] into tile[x]); y == by and j + 1 < J the north one.
+    }
+    // TODO (1 line): the barrier: no work-item may read a neighbour's tile entry before every
+    // work-item of the group has written its own.
+    if (!inside) return;
+    if (i == 0 || i == I - 1 || j == 0 || j == J - 1)
+        u2[id] = tile[x + y * w];
+    else
+        u2[id] = jacobi_point(tile[x - 1 + y * w], tile[x + 1 + y * w], tile[x + (y - 1) * w],
+                              tile[x + (y + 1) * w]);
+}
+
+// ---- All sweeps in one launch: lab 09's barrier between work-groups, given complete. ----------
+// Occupancy discovery (after Sorensen et al.) keeps only the groups that were running at the same
+// time; they share out the grid's blocks and wait for one another after every sweep with the
+// decentralized barrier (Xiao and Feng). Every wait has a budget: a group that runs out of it
+// raises ctl[GAVE_UP] and every group stops; the host says how many groups arrived.
+#define GAVE_UP 0
+#define POLL 3
+#define CLOSED 0x80000000u
+
+uint flat_id(void) { return get_local_id(0) + get_local_id(1) * get_local_size(0); }
+uint flat_size(void) { return get_local_size(0) * get_local_size(1); }
+
+int keep_waiting(__global volatile uint *ctl, uint *spins, uint budget) {
+    if (ctl[GAVE_UP]) return 0;
+    if (++*spins < budget) return 1;
+    atomic_xchg(&ctl[GAVE_UP], 1u);
+    return 0;
+}
+
+// Run by each group's master: the group's id among those registered while the poll was open,
+// or -1 (it was not running then, so it takes no part). *parts: how many registered.
+int discover(__global volatile uint *ctl, uint grace, uint budget, uint *parts) {
+    uint s = atomic_or(&ctl[POLL], 0u);
+    int id = -1;
+    while (!(s & CLOSED)) {
+        const uint old = atomic_cmpxchg(&ctl[POLL], s, s + 1);
+        if (old == s) {
+            id = (int)s;
+            break;
+        }
+        s = old;
+    }
+    if (id < 0) return -1;
+    uint spins = 0;
+    if (id == 0) {  // closes the poll once `grace` polls in a row saw no newcomer
+        uint seen = 1, quiet = 0;
+        while (quiet < grace && ++spins < budget) {
+            const uint now = atomic_or(&ctl[POLL], 0u);
+            quiet = now == seen ? quiet + 1 : 0;
+            seen = now;
+        }
+        s = atomic_or(&ctl[POLL], CLOSED) | CLOSED;
+    } else {
+        while (!((s = atomic_or(&ctl[POLL], 0u)) & CLOSED))
+            if (!keep_waiting(ctl, &spins, budget)) return -1;
+    }
+    *parts = s & ~CLOSED;
+    return id;
+}
+
+// flags: in[groups] then out[groups]; goal grows by one each sweep, so no flag is ever reset.
+// Returns 1 when every group arrived, 0 when a wait gave up.
+int grid_barrier(__global volatile uint *flags, __global volatile uint *ctl, uint me,
+                 uint groups, uint goal, uint budget, __local volatile int *go) {
+    __global volatile uint *in = flags, *out = flags + groups;
+    const uint t = flat_id(), size = flat_size();
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);  // the group's sweep written
+    if (t == 0) {
+        *go = 1;
+        mem_fence(CLK_GLOBAL_MEM_FENCE);
+        in[me] = goal;  // arrived
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (me == 0)  // group 0's work-items watch the arrival flags, each its own
+        for (uint g = t; g < groups; g += size) {
+            uint spins = 0;
+            while (in[g] != goal)
+                if (!keep_waiting(ctl, &spins, budget)) {
+                    atomic_xchg(go, 0);
+                    break;
+                }
+        }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const int all_in = *go;
+    if (me == 0 && all_in) {  // all arrived: release them
+        mem_fence(CLK_GLOBAL_MEM_FENCE);
+        for (uint g = t; g < groups; g += size) out[g] = goal;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (t == 0 && all_in) {
+        uint spins = 0;
+        while (out[me] != goal)
+            if (!keep_waiting(ctl, &spins, budget)) {
+                *go = 0;
+                break;
+            }
+        mem_fence(CLK_GLOBAL_MEM_FENCE);
+    }
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    return *go;
+}
+
+// One sweep of the blocks me, me + parts, ... Reads through volatile: inside one launch a
+// group reads what other groups wrote, which an NVIDIA GPU may serve stale from its own L1.
+void sweep_blocks(uint I, uint J, const __global volatile float *u1, __global float *u2, uint me,
+                  uint parts) {
+    const uint bx = get_local_size(0), by = get_local_size(1);
+    const uint across = (I + bx - 1) / bx, blocks = across * ((J + by - 1) / by);
+    for (uint b = me; b < blocks; b += parts) {
+        // Row and column of block b, without %: Oclgrind cannot run the freeze that LLVM adds
+        // when it pairs a / with a %.
+        const uint row = b / across, col = b - row * across;
+        const uint i = col * bx + get_local_id(0), j = row * by + get_local_id(1);
+        if (i >= I || j >= J) continue;
+        const uint id = i + j * I;
+        if (i == 0 || i == I - 1 || j == 0 || j == J - 1)
+            u2[id] = u1[id];
+        else
+            u2[id] = jacobi_point(u1[id - 1], u1[id + 1], u1[id - I], u1[id + I]);
+    }
+}
+
+// `sweeps` sweeps in one launch, a and b swapped each sweep as the host swaps them between
+// launches. seen[g]: the sweeps group g finished (the host counts who arrived after a give-up).
+__kernel void jacobiPersistent(uint I, uint J, __global float *a, __global float *b, uint sweeps,
+                               uint budget, uint grace, __global volatile uint *ctl,
+                               __global volatile uint *flags, __global uint *seen) {
+    __local volatile int go;
+    __local uint me, parts;
+    if (flat_id() == 0) {
+        uint p = 0;
+        const int id = discover(ctl, grace, budget, &p);
+        go = id >= 0;
+        me = id < 0 ? 0 : (uint)id;
+        parts = p;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint my = me, all = parts;
+    for (uint s = 0, ok = go; s < sweeps && ok; ++s) {
+        sweep_blocks(I, J, s & 1 ? b : a, s & 1 ? a : b, my, all);
+        if (flat_id() == 0) seen[my] = s + 1;
+        ok = grid_barrier(flags, ctl, my, all, s + 1, budget, &go);
+    }
+}

@@ -1,0 +1,52 @@
+// Lab 10's declaration: read by its main, and by the grader and the tests through --describe.
+#pragma once
+#include "synclab/declaration.hpp"
+
+inline const synclab::Declaration kLab{
+    .dir = SYNCLAB_LAB_DIR,
+    .summary = "Jacobi sweeps of the Laplace stencil on a 2D grid: a point per work-item from "
+               "global memory or from a tile with its halo, a column per work-item, block shapes "
+               "against the 32:1 rule, all sweeps in one launch (plots: `scripts/plot_10_laplace.sh`)",
+    .description = "Jacobi sweeps of the 5-point Laplace stencil on an I x J grid with Dirichlet "
+                   "boundaries: a point per work-item from global memory or from a tile in local "
+                   "memory, a column per work-item, over block shapes, and all sweeps in one launch.",
+    // shapes times naive, tiled and rows over block shapes (--shapes): measured, not graded.
+    .variants = {{.name = "naive", .kernels = {"jacobiNaive"}, .todo = true},
+                 {.name = "tiled", .kernels = {"jacobiTiled"}, .todo = true},
+                 {.name = "rows", .kernels = {"jacobiRows"}, .todo = true},
+                 {.name = "shapes", .kernels = {"jacobiNaive", "jacobiTiled", "jacobiRows"}, .todo = true,
+                  .graded = false},
+                 {.name = "persistent", .kernels = {"jacobiPersistent"}, .todo = true}},
+    // Grids that are and are not multiples of the block, 3x3 (one interior point), one 16x4
+    // block alone (the default on a CPU), and blocks of 32x1, 8x1 and 4x2 that catch a kernel
+    // with the block's size or shape written in. One shape per run: each run is a process, and
+    // POCL compiles every kernel for its shape.
+    .grading = {{"--grid", "67x45", "--wg", "32", "--sweeps", "20"},
+                {"--grid", "3x3", "--wg", "8", "--sweeps", "5"},
+                {"--grid", "16x4", "--sweeps", "9"},
+                {"--grid", "37x29", "--block", "4x2", "--sweeps", "12"}},
+    // Oclgrind runs one group at a time: discovery finds one, and it sweeps every block.
+    .race_check = {"--grid", "18x11", "--block", "8x4", "--sweeps", "3"},
+    .options =
+        [](cxxopts::Options &p) {
+            p.add_options()
+                ("grid", "grid points IxJ (default 4096x4096 on a GPU, 256x256 on a CPU)",
+                 cxxopts::value<std::string>())
+                ("block", "work-group shape BXxBY (default 16x4; 32x4 on a GPU; --wg N is Nx1)",
+                 cxxopts::value<std::string>())
+                ("sweeps", "Jacobi sweeps", cxxopts::value<unsigned>())
+                ("rows", "rows: points each work-item walks down its column",
+                 cxxopts::value<unsigned>()->default_value("4"))
+                ("every", "print the residual and the error every K sweeps", cxxopts::value<unsigned>())
+                ("shapes", "the shapes variant's blocks, e.g. 32x1,8x8, or 'all' (the lecture's "
+                           "sweep; default on a CPU: --block alone)", cxxopts::value<std::string>())
+                ("tolerance", "also require |u - (x^2 - y^2)| <= T at the end (converged runs)",
+                 cxxopts::value<double>())
+                ("dump", "write the final grid as CSV i,j,u (the heat map's input)",
+                 cxxopts::value<std::string>())
+                ("budget", "persistent: polls a wait may take before it gives up",
+                 cxxopts::value<unsigned>())
+                ("grace", "persistent: discovery's polls with no newcomer before the poll closes",
+                 cxxopts::value<unsigned>());
+        },
+};

@@ -1,0 +1,214 @@
+// For lab 10: the grid, the host's sweeps and the kernels' runs (jacobi.hpp).
+#include "jacobi.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <thread>
+
+namespace synclab {
+
+Block parse_block(const std::string &option, const std::string &text) {
+    const auto x = text.find('x');
+    auto number = [&](const std::string &s) -> std::size_t {
+        if (s.empty() || s.size() > 6 || s.find_first_not_of("0123456789") != std::string::npos)
+            return 0;
+        return std::stoul(s);
+    };
+    const Block b = x == std::string::npos ? Block{}
+                                           : Block{number(text.substr(0, x)), number(text.substr(x + 1))};
+    if (!b.x || !b.y)
+        throw UsageError(option + " '" + text + "' is not two sizes: write it as WIDTHxHEIGHT, "
+                         "e.g. " + option + (option == "--grid" ? " 256x256" : " 32x4"));
+    return b;
+}
+
+Grid::Grid(std::size_t I_, std::size_t J_, std::mt19937_64 &rng) : I(I_), J(J_) {
+    start.resize(I * J);
+    exact.resize(I * J);
+    const double h = 1.0 / double(std::max(I, J) - 1);
+    std::uniform_real_distribution<float> guess(-1.0f, 1.0f);
+    for (std::size_t j = 0; j < J; ++j)
+        for (std::size_t i = 0; i < I; ++i) {
+            const double x = i * h, y = 0.5 + j * h;
+            const std::size_t id = i + j * I;
+            exact[id] = float(x * x - y * y);
+            const bool edge = i == 0 || i == I - 1 || j == 0 || j == J - 1;
+            start[id] = edge ? exact[id] : guess(rng);
+        }
+}
+
+void host_rows(const Grid &g, const float *u1, float *u2, std::size_t j0, std::size_t j1) {
+    const std::size_t I = g.I, J = g.J;
+    for (std::size_t j = j0; j < j1; ++j) {
+        const std::size_t row = j * I;
+        if (j == 0 || j == J - 1) {
+            std::copy(u1 + row, u1 + row + I, u2 + row);
+            continue;
+        }
+        u2[row] = u1[row];
+        for (std::size_t i = 1; i + 1 < I; ++i) {
+            const std::size_t id = row + i;
+            u2[id] = 0.25f * (((u1[id - 1] + u1[id + 1]) + u1[id - I]) + u1[id + I]);
+        }
+        u2[row + I - 1] = u1[row + I - 1];
+    }
+}
+
+std::vector<float> host_sweeps(const Grid &g, unsigned sweeps, unsigned threads,
+                               std::vector<Convergence> *log, unsigned every) {
+    std::vector<float> u = g.start, v(u.size());
+    threads = std::max(1u, std::min<unsigned>(threads, unsigned(g.J)));
+    every = std::max(1u, every);
+    for (unsigned s = 1; s <= sweeps; ++s) {
+        if (threads == 1) {
+            host_rows(g, u.data(), v.data(), 0, g.J);
+        } else {
+            std::vector<std::thread> pool;
+            for (unsigned t = 0; t < threads; ++t)
+                pool.emplace_back(host_rows, std::cref(g), u.data(), v.data(), g.J * t / threads,
+                                  g.J * (t + 1) / threads);
+            for (auto &th : pool) th.join();
+        }
+        if (log && (s % every == 0 || s == sweeps)) log->push_back({s, max_diff(u, v), max_diff(v, g.exact)});
+        u.swap(v);
+    }
+    return u;
+}
+
+double max_diff(const std::vector<float> &a, const std::vector<float> &b) {
+    double m = 0;
+    for (std::size_t k = 0; k < a.size(); ++k) m = std::max(m, std::fabs(double(a[k]) - b[k]));
+    return m;
+}
+
+std::string Run::text(std::size_t I) const {
+    if (gave_up)
+        return "gave up at sweep " + std::to_string(stuck + 1) + ": " + std::to_string(arrived) +
+               " of " + std::to_string(parts) + " groups arrived - " +
+               (stuck == 0 ? "the others were never resident" : "the others never arrived");
+    if (wrong)
+        return "WRONG: " + std::to_string(wrong) + " points, first (" + std::to_string(first % I) +
+               ", " + std::to_string(first / I) + ") = " + std::to_string(got) + ", host " +
+               std::to_string(want);
+    return "verified";
+}
+
+Sweeper::Sweeper(Env &env, const Grid &g) : env_(env), g_(g) {
+    const std::size_t bytes = g.points() * sizeof(float);
+    a_ = cl::Buffer(env.context, CL_MEM_READ_WRITE, bytes);
+    b_ = cl::Buffer(env.context, CL_MEM_READ_WRITE, bytes);
+    ctl_ = cl::Buffer(env.context, CL_MEM_READ_WRITE, 4 * sizeof(cl_uint));
+}
+
+void Sweeper::reset() {
+    const std::size_t bytes = g_.points() * sizeof(float);
+    env_.queue.enqueueWriteBuffer(a_, CL_TRUE, 0, bytes, g_.start.data());
+    // b starts NaN: a point a sweep forgets to write shows up.
+    const std::vector<float> nan(g_.points(), std::nanf(""));
+    env_.queue.enqueueWriteBuffer(b_, CL_TRUE, 0, bytes, nan.data());
+}
+
+Run Sweeper::check(Run r, unsigned sweeps, const std::vector<float> &want) {
+    r.result.resize(g_.points());
+    env_.queue.enqueueReadBuffer(sweeps % 2 ? b_ : a_, CL_TRUE, 0, g_.points() * sizeof(float),
+                                 r.result.data());
+    for (std::size_t k = 0; k < want.size(); ++k)
+        // Bit for bit: the same float operations in the same order (NaN never equals).
+        if (!(r.result[k] == want[k]) && r.wrong++ == 0) {
+            r.first = k;
+            r.got = r.result[k];
+            r.want = want[k];
+        }
+    return r;
+}
+
+static cl::NDRange rounded(std::size_t I, std::size_t J, Block b) {
+    return cl::NDRange((I + b.x - 1) / b.x * b.x, (J + b.y - 1) / b.y * b.y);
+}
+
+Run Sweeper::relaunch(cl::Kernel &k, Block b, unsigned sweeps, bool tiled,
+                      const std::vector<float> &want, unsigned rows) {
+    reset();
+    k.setArg(0, cl_uint(g_.I));
+    k.setArg(1, cl_uint(g_.J));
+    if (tiled) k.setArg(4, cl::Local((b.x + 2) * (b.y + 2) * sizeof(float)));
+    if (rows) k.setArg(4, cl_uint(rows));
+    const cl::NDRange global = rounded(g_.I, rows ? (g_.J + rows - 1) / rows : g_.J, b), local(b.x, b.y);
+    cl::Event first, last;
+    for (unsigned s = 0; s < sweeps; ++s) {
+        k.setArg(2, s & 1 ? b_ : a_);
+        k.setArg(3, s & 1 ? a_ : b_);
+        cl::Event ev;
+        env_.queue.enqueueNDRangeKernel(k, cl::NullRange, global, local, nullptr, &ev);
+        if (s == 0) first = ev;
+        last = ev;
+    }
+    env_.queue.finish();
+    Run r;
+    r.groups = global[0] / b.x * (global[1] / b.y);
+    if (sweeps)
+        r.ms = double(last.getProfilingInfo<CL_PROFILING_COMMAND_END>() -
+                      first.getProfilingInfo<CL_PROFILING_COMMAND_START>()) * 1e-6;
+    return check(r, sweeps, want);
+}
+
+Run Sweeper::persistent(cl::Kernel &k, Block b, unsigned sweeps, std::size_t launch,
+                        unsigned budget, unsigned grace, const std::vector<float> &want) {
+    reset();
+    if (flag_groups_ < launch) {
+        flags_ = cl::Buffer(env_.context, CL_MEM_READ_WRITE, 2 * launch * sizeof(cl_uint));
+        seen_ = cl::Buffer(env_.context, CL_MEM_READ_WRITE, launch * sizeof(cl_uint));
+        flag_groups_ = launch;
+    }
+    auto zero = [&](const cl::Buffer &buf, std::size_t words) {
+        const std::vector<cl_uint> z(words, 0);
+        env_.queue.enqueueWriteBuffer(buf, CL_TRUE, 0, words * sizeof(cl_uint), z.data());
+    };
+    zero(ctl_, 4);
+    zero(flags_, 2 * launch);
+    zero(seen_, launch);
+    const cl_uint args[] = {cl_uint(g_.I), cl_uint(g_.J)};
+    k.setArg(0, args[0]);
+    k.setArg(1, args[1]);
+    k.setArg(2, a_);
+    k.setArg(3, b_);
+    k.setArg(4, cl_uint(sweeps));
+    k.setArg(5, cl_uint(budget));
+    k.setArg(6, cl_uint(grace));
+    k.setArg(7, ctl_);
+    k.setArg(8, flags_);
+    k.setArg(9, seen_);
+    cl::Event ev;
+    env_.queue.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(launch * b.x, b.y),
+                                    cl::NDRange(b.x, b.y), nullptr, &ev);
+    Run r;
+    r.ms = event_ms(ev);
+    r.groups = launch;
+    cl_uint ctl[4];
+    env_.queue.enqueueReadBuffer(ctl_, CL_TRUE, 0, sizeof ctl, ctl);
+    r.parts = ctl[3] & ~0x80000000u;
+    if (ctl[0]) {
+        r.gave_up = true;
+        std::vector<cl_uint> seen(launch);
+        env_.queue.enqueueReadBuffer(seen_, CL_TRUE, 0, launch * sizeof(cl_uint), seen.data());
+        const cl_uint most = *std::max_element(seen.begin(), seen.end());
+        for (cl_uint s : seen) r.arrived += s == most && most > 0;
+        r.stuck = most ? most - 1 : 0;
+        return r;
+    }
+    return check(r, sweeps, want);
+}
+
+double time_host_sweeps(const Grid &g, unsigned sweeps, unsigned threads, int trials) {
+    std::vector<double> ms;
+    host_sweeps(g, 1, threads);  // warm-up: threads, pages
+    for (int t = 0; t < std::max(1, trials); ++t) {
+        const auto t0 = std::chrono::steady_clock::now();
+        host_sweeps(g, sweeps, threads);
+        ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    }
+    return median(ms);
+}
+
+}  // namespace synclab

@@ -1,0 +1,85 @@
+// For lab 10: the grid and its harmonic problem, the host's sweeps (the exact reference and the
+// multithreaded peer), and the kernels launched, timed and checked: one launch per sweep, or all
+// sweeps in one launch with a barrier between work-groups.
+#pragma once
+#include <random>
+#include <string>
+#include <vector>
+
+#include "synclab/lab.hpp"
+
+namespace synclab {
+
+struct Block {
+    std::size_t x = 0, y = 0;
+    std::string text() const { return std::to_string(x) + "x" + std::to_string(y); }
+};
+// "32x4" -> {32, 4}; throws UsageError naming `option` on anything else.
+Block parse_block(const std::string &option, const std::string &text);
+
+// An I x J grid, point (i, j) at i + j*I. The boundary holds x^2 - y^2 at x = i*h, y = 0.5 + j*h
+// (h = 1 / (max(I, J) - 1)), harmonic for the 5-point stencil too, so the converged interior is
+// x^2 - y^2 again; the interior starts random in [-1, 1].
+struct Grid {
+    std::size_t I = 0, J = 0;
+    std::vector<float> start;   // the boundary values, the interior's first guess
+    std::vector<float> exact;   // x^2 - y^2 everywhere (rounded to float)
+    Grid(std::size_t I, std::size_t J, std::mt19937_64 &rng);
+    std::size_t points() const { return I * J; }
+};
+
+// One Jacobi sweep u1 -> u2 on the host, rows [j0, j1), as the kernels compute it.
+void host_rows(const Grid &g, const float *u1, float *u2, std::size_t j0, std::size_t j1);
+// The convergence the students watch: every `every` sweeps, the largest change one sweep made
+// (the residual, a quarter of the 5-point Laplacian) and the largest error against x^2 - y^2.
+struct Convergence {
+    unsigned sweep = 0;
+    double residual = 0, error = 0;
+};
+// `sweeps` sweeps from g.start on `threads` threads (each a band of rows; one sweep's bands
+// joined before the next). Bit for bit what the kernels give. With `log`, the convergence every
+// `every` sweeps and after the last.
+std::vector<float> host_sweeps(const Grid &g, unsigned sweeps, unsigned threads,
+                               std::vector<Convergence> *log = nullptr, unsigned every = 1);
+// The largest |a - b| over all points.
+double max_diff(const std::vector<float> &a, const std::vector<float> &b);
+
+// One kernel run, timed and checked against the host's result.
+struct Run {
+    double ms = 0;              // events: first launch's start to last launch's end
+    std::size_t wrong = 0, first = 0;
+    float got = 0, want = 0;
+    bool gave_up = false;       // persistent: a barrier's wait ran out of budget
+    std::size_t groups = 0, parts = 0, arrived = 0;
+    unsigned stuck = 0;
+    std::vector<float> result;
+    bool ok() const { return !gave_up && wrong == 0; }
+    std::string text(std::size_t I) const;
+};
+
+class Sweeper {
+public:
+    Sweeper(Env &env, const Grid &g);
+    // One launch per sweep, back to back. Tiled kernels get a (bx + 2) x (by + 2) tile; with
+    // rows > 0 each work-item sweeps that many points of a column (jacobiRows).
+    Run relaunch(cl::Kernel &k, Block b, unsigned sweeps, bool tiled,
+                 const std::vector<float> &want, unsigned rows = 0);
+    // All sweeps in one launch of up to `launch` groups of b; discovery keeps those resident.
+    Run persistent(cl::Kernel &k, Block b, unsigned sweeps, std::size_t launch, unsigned budget,
+                   unsigned grace, const std::vector<float> &want);
+    // The first buffer, holding the grid's start (what the copy probe copies).
+    const cl::Buffer &loaded() { reset(); return a_; }
+
+private:
+    void reset();
+    Run check(Run r, unsigned sweeps, const std::vector<float> &want);
+    Env &env_;
+    const Grid &g_;
+    cl::Buffer a_, b_, ctl_, flags_, seen_;
+    std::size_t flag_groups_ = 0;
+};
+
+// The host's multithreaded peer, timed: the median of `trials` runs of `sweeps` sweeps.
+double time_host_sweeps(const Grid &g, unsigned sweeps, unsigned threads, int trials);
+
+}  // namespace synclab

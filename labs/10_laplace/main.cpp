@@ -1,0 +1,124 @@
+// Lab 10: Jacobi sweeps of the Laplace stencil (the Oxford lecture's Practical 3). One work-item
+// per grid point, one work-group per block of the grid; the end of each launch is the barrier
+// between sweeps, or, in the persistent kernel, lab 09's barrier between work-groups is.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <thread>
+
+#include "../08_reduction_ladder/bandwidth.hpp"
+#include "declaration.hpp"
+#include "settings.hpp"
+
+using namespace synclab;
+
+static int run(Lab &lab) {
+    const DeviceInfo &dev = lab.env.info;
+    const Settings s = settings(lab);
+    const Grid g(s.I, s.J, lab.rng);
+    cl::Program program = lab.program();
+    auto kernel = [&](const char *name, Block b, std::size_t local_bytes) {
+        cl::Kernel k(program, name);
+        check_launch(k, dev.device, b.x * b.y, local_bytes);
+        return k;
+    };
+    const auto tile = [](Block b) { return (b.x + 2) * (b.y + 2) * sizeof(float); };
+    cl::Kernel naive = kernel("jacobiNaive", s.block, 0), tiled = kernel("jacobiTiled", s.block, tile(s.block));
+    cl::Kernel persistent = kernel("jacobiPersistent", s.block, 0), rows = kernel("jacobiRows", s.block, 0);
+    Sweeper sw(lab.env, g);
+
+    char what[200];
+    std::snprintf(what, sizeof what, "%zux%zu grid, %u sweeps, blocks of %s", g.I, g.J, s.sweeps,
+                  s.block.text().c_str());
+    lab.banner(what);
+    const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+    const double host_ms = time_host_sweeps(g, s.sweeps, threads, 1);
+    std::vector<Convergence> log;
+    const std::vector<float> want = host_sweeps(g, s.sweeps, threads, &log, s.every);
+    std::printf("%-8s %12s %12s\n", "sweep", "residual", "error");  // what the students watch
+    for (const Convergence &c : log)
+        std::printf("%-8u %12.3e %12.3e\n", c.sweep, c.residual, c.error);
+    if (!s.dump.empty()) write_dump(s.dump, g, want);
+
+    const std::uint64_t bytes = copy_bytes(g.points());  // a sweep: each point read once, written once
+    double copy_gbps = 0;
+    const std::vector<std::string> chosen = lab.selected_variants();
+    if (std::find(chosen.begin(), chosen.end(), "shapes") != chosen.end() && !dev.is_oclgrind()) {
+        const Probe p = measure_copy(lab.env, g.start, sw.loaded(), lab.trials_or(5));
+        copy_gbps = p.verified ? p.gbps : 0;
+    }
+    Csv csv = lab.csv({"variant", "kernel", "I", "J", "block", "sweeps", "ms", "us_per_sweep",
+                       "gbps", "copy_gbps", "pct_copy", "host_us_per_sweep", "groups", "parts",
+                       "verified", "gave_up"});
+    std::printf("%-28s %8s %10s %12s %9s %8s  %s\n", "kernel (variant)", "block", "ms",
+                "us per sweep", "GB/s", "% copy", "result");
+    const double host_us = host_ms * 1000 / s.sweeps;
+    std::printf("%-28s %8s %10.3f %12.2f %9.2f %8s  (%u threads)\n", "host sweep", "-", host_ms,
+                host_us, gb_per_s(bytes, host_us / 1000), "-", threads);
+    std::vector<Verdict> verdicts;
+    double relaunch_us = 0, best_gbps = 0;
+    auto report = [&](const std::string &variant, const std::string &name, Block b, const Run &r) {
+        const double us = r.ms * 1000 / s.sweeps, gbps = r.ok() ? gb_per_s(bytes, us / 1000) : 0;
+        std::string result = r.text(g.I);
+        if (r.ok() && s.tolerance >= 0) {
+            const double err = max_diff(r.result, g.exact);
+            char t[120];
+            std::snprintf(t, sizeof t, ", |u - exact| <= %.3g", err);
+            result = err <= s.tolerance ? result + t : "WRONG: not converged" + std::string(t + 1) +
+                                                           " is more than --tolerance";
+        }
+        char pct[16] = "-";
+        if (copy_gbps > 0) std::snprintf(pct, sizeof pct, "%.1f", percent_of(gbps, copy_gbps));
+        std::printf("%-28s %8s %10.3f %12.2f %9.2f %8s  %s\n", (name + " (" + variant + ")").c_str(),
+                    b.text().c_str(), r.ms, us, gbps, pct, result.c_str());
+        const bool ok = result.rfind("verified", 0) == 0;
+        if (ok) best_gbps = std::max(best_gbps, gbps);
+        csv("variant", variant)("kernel", name)("I", g.I)("J", g.J)("block", b.text())(
+            "sweeps", s.sweeps)("ms", r.ms)("us_per_sweep", us)("gbps", gbps)("copy_gbps", copy_gbps)(
+            "pct_copy", percent_of(gbps, copy_gbps))("host_us_per_sweep", host_us)(
+            "groups", r.groups)("parts", r.parts)("verified", ok)("gave_up", r.gave_up);
+        csv.row();
+        if (!verdicts.empty() && verdicts.back().variant == variant) {
+            if (!ok && verdicts.back().ok) verdicts.back() = {variant, false, name + " " + b.text() + ": " + result};
+        } else {
+            verdicts.push_back({variant, ok, name + ": " + result});
+        }
+        return us;
+    };
+    for (const std::string &v : chosen) {
+        if (v == "naive") relaunch_us = report(v, "jacobiNaive", s.block, sw.relaunch(naive, s.block, s.sweeps, false, want));
+        if (v == "tiled") report(v, "jacobiTiled", s.block, sw.relaunch(tiled, s.block, s.sweeps, true, want));
+        if (v == "rows") report(v, "jacobiRows", s.block, sw.relaunch(rows, s.block, s.sweeps, false, want, s.rows));
+        if (v == "shapes")
+            for (const Block b : s.shapes) {
+                if (b.x * b.y > dev.max_wg) continue;
+                cl::Kernel kn = kernel("jacobiNaive", b, 0), kt = kernel("jacobiTiled", b, tile(b));
+                report(v, "jacobiNaive", b, sw.relaunch(kn, b, s.sweeps, false, want));
+                report(v, "jacobiTiled", b, sw.relaunch(kt, b, s.sweeps, true, want));
+                cl::Kernel kr = kernel("jacobiRows", b, 0);
+                report(v, "jacobiRows", b, sw.relaunch(kr, b, s.sweeps, false, want, s.rows));
+            }
+        if (v == "persistent") {
+            const std::size_t blocks = (g.I + s.block.x - 1) / s.block.x * ((g.J + s.block.y - 1) / s.block.y);
+            const std::size_t launch = std::min(blocks, std::max<std::size_t>(64, dev.compute_units * 64));
+            const Run r = sw.persistent(persistent, s.block, s.sweeps, launch, s.budget, s.grace, want);
+            const double us = report(v, "jacobiPersistent", s.block, r);
+            if (r.ok() && relaunch_us > 0)
+                std::printf("persistent: %zu of %zu groups resident; %.2f us per sweep against %.2f "
+                            "with one launch per sweep: %s %.1fx\n", r.parts, launch, us, relaunch_us,
+                            us < relaunch_us ? "wins" : "loses", us < relaunch_us ? relaunch_us / us : us / relaunch_us);
+        }
+    }
+    if (copy_gbps > 0)
+        std::printf("device copy: %.2f GB/s; best sweep %.2f GB/s = %.1f%% of it\n", copy_gbps,
+                    best_gbps, percent_of(best_gbps, copy_gbps));
+    return lab.exit_code(verdicts);
+}
+
+int main(int argc, char **argv) {
+    // Oclgrind runs one group at a time with one worker thread, as the persistent kernel's
+    // discovery (and a deterministic race check) assumes. The caller's setting wins.
+    setenv("OCLGRIND_NUM_THREADS", "1", 0);
+    return run_lab(argc, argv, kLab, run);
+}

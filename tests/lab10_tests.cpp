@@ -1,0 +1,159 @@
+// lab10_laplace: every variant bit for bit equal to the host's sweeps on POCL at grids that are
+// and are not multiples of the block, 3x3 and one block; the harmonic problem converges to
+// x^2 - y^2; Oclgrind reports the tiled kernel without its barrier while the solution is clean;
+// a hard-coded block is caught; bad input refused; the plot script draws both pictures.
+// Timings are never asserted.
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <regex>
+#include <sstream>
+#include <unistd.h>
+
+#include "support.hpp"
+
+namespace fs = std::filesystem;
+using test::run_lab;
+
+static const std::string kLab = "lab10_laplace";
+static const std::string kGraded = "naive,tiled,rows,persistent";
+
+static int count(const std::string &text, const std::string &word) {
+    int n = 0;
+    for (auto at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) ++n;
+    return n;
+}
+
+TEST_SUITE("lab") {
+
+TEST_CASE("lab10 every variant equals the host bit for bit on grids that are and are not multiples of the block") {
+    const std::vector<std::vector<std::string>> grids{
+        {"--grid", "67x45", "--sweeps", "20"},                     // neither a multiple of 16x4
+        {"--grid", "67x45", "--wg", "32", "--sweeps", "20"},       // 32x1, the lecture's 32:1
+        {"--grid", "3x3", "--sweeps", "5"},                        // one interior point
+        {"--grid", "16x4", "--sweeps", "9"},                       // one block exactly
+        {"--grid", "37x29", "--block", "4x2", "--sweeps", "12", "--rows", "3"}};
+    for (const auto &g : grids) {
+        std::vector<std::string> a{"--kernels", test::source("solutions"), "--variant", kGraded};
+        a.insert(a.end(), g.begin(), g.end());
+        const auto r = run_lab(kLab, a);
+        CAPTURE(r.out);
+        CAPTURE(r.err);
+        CHECK(r.exit_code == 0);
+        CHECK(count(r.out, "verified") == 4);
+        CHECK(r.out.find("blocks of " + std::string(g[2] == "--wg" ? "32x1" : g[2] == "--block" ? "4x2" : "16x4")) != std::string::npos);
+    }
+    // The starter's stencil is a TODO: every variant WRONG, naming the first point.
+    const auto starter = run_lab(kLab, {"--kernels", test::source("kernels"), "--variant", kGraded,
+                                        "--grid", "3x3", "--sweeps", "2"});
+    CAPTURE(starter.out);
+    CHECK(starter.exit_code == 1);
+    CHECK(count(starter.out, "WRONG: 1 points, first (1, 1)") == 4);
+}
+
+TEST_CASE("lab10 the harmonic problem converges: the residual shrinks to 0 and the error to the tolerance") {
+    const auto r = run_lab(kLab, {"--kernels", test::source("solutions"), "--variant", "naive,rows",
+                                  "--grid", "17x13", "--sweeps", "1500", "--every", "100",
+                                  "--tolerance", "1e-5"});
+    CAPTURE(r.out);
+    CHECK(r.exit_code == 0);
+    CHECK(count(r.out, "verified, |u - exact| <= ") == 2);
+    // The convergence table: residuals never grow, and the last is exactly 0 (a float fixed point).
+    std::vector<double> residual;
+    const std::regex row("^([0-9]+) +([-0-9.e+]+) +([-0-9.e+]+)$");
+    std::istringstream in(r.out);
+    for (std::string line; std::getline(in, line);) {
+        std::smatch m;
+        if (std::regex_match(line, m, row)) residual.push_back(std::stod(m[2]));
+    }
+    REQUIRE(residual.size() == 15);
+    for (std::size_t k = 1; k < residual.size(); ++k) CHECK(residual[k] <= residual[k - 1]);
+    CHECK(residual.back() == 0.0);
+    // Too few sweeps to converge: the same tolerance fails.
+    const auto early = run_lab(kLab, {"--kernels", test::source("solutions"), "--variant", "naive",
+                                      "--grid", "17x13", "--sweeps", "50", "--tolerance", "1e-5"});
+    CAPTURE(early.out);
+    CHECK(early.exit_code == 1);
+    CHECK(early.out.find("WRONG: not converged") != std::string::npos);
+}
+
+TEST_CASE("lab10 a block hard-coded as 16x4 is right at 16x4 and WRONG at 4x2") {
+    const std::vector<std::string> base{"--kernels", test::fixture("hardcoded_block_10"),
+                                        "--variant", "tiled", "--grid", "37x29", "--sweeps", "4"};
+    CHECK(run_lab(kLab, base).exit_code == 0);
+    auto small = base;
+    small.insert(small.end(), {"--block", "4x2"});
+    const auto r = run_lab(kLab, small);
+    CAPTURE(r.out);
+    CHECK(r.exit_code == 1);
+    CHECK(r.out.find("WRONG") != std::string::npos);
+    small[1] = test::source("solutions");
+    CHECK(run_lab(kLab, small).exit_code == 0);
+}
+
+TEST_CASE("lab10 bad input exits 2 with one line naming the cause and the fix") {
+    const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
+        {{"--grid", "2x5"}, "use 3 to 32768"},
+        {{"--grid", "64"}, "write it as WIDTHxHEIGHT"},
+        {{"--block", "0x4"}, "e.g. --block 32x4"},
+        {{"--block", "128x64"}, "more than this device's largest work-group"},
+        {{"--wg", "8", "--block", "4x2"}, "use --block BXxBY alone"},
+        {{"-n", "100"}, "use --grid 256x256"},
+        {{"--rows", "0"}, "use 1 to 4096"},
+        {{"--sweeps", "0"}, "use 1 to 1000000"},
+        {{"--shapes", "8x8,wide"}, "--shapes 'wide' is not two sizes"},
+        {{"--tolerance", "-1"}, "--tolerance must be 0 or more"},
+        {{"--exact"}, "leave out --exact"},
+    };
+    for (const auto &[args, says] : cases) test::check_usage_error(kLab, args, says);
+}
+
+TEST_CASE("lab10 the plot script draws the block shapes' CSV and the heat map, or says how to install gnuplot") {
+    const auto dir = fs::temp_directory_path() / ("synclab-lab10-plot-" + std::to_string(getpid()));
+    fs::create_directories(dir);
+    const auto csv = (dir / "shapes.csv").string(), heat = (dir / "heat.csv").string();
+    REQUIRE(run_lab(kLab, {"--kernels", test::source("solutions"), "--variant", "shapes",
+                           "--grid", "40x30", "--sweeps", "4", "--csv", csv, "--dump", heat})
+                .exit_code == 0);
+    for (const auto &in : {csv, heat}) {
+        CAPTURE(in);
+        const auto png = in + ".png";
+        const auto r = synclab::run_process({test::source("scripts/plot_10_laplace.sh"), in, png});
+        CAPTURE(r.err);
+        if (std::system("command -v gnuplot >/dev/null 2>&1") == 0) {
+            CHECK(r.exit_code == 0);
+            CHECK(fs::exists(png));
+            CHECK(fs::file_size(png) > 1000);
+        } else {
+            CHECK(r.exit_code == 2);
+            CHECK(r.err.find("apt-get install gnuplot-nox") != std::string::npos);
+        }
+    }
+    fs::remove_all(dir);
+}
+
+}  // TEST_SUITE
+
+TEST_SUITE("race") {
+
+TEST_CASE("lab10 Oclgrind reports the tiled kernel without its barrier, and the solution is clean" *
+          doctest::skip(!test::have_oclgrind())) {
+    const std::vector<std::string> at{"--grid", "18x11", "--block", "8x4", "--sweeps", "2",
+                                      "--variant", "tiled", "--kernels"};
+    auto a = at;
+    a.push_back(test::fixture("missing_tile_barrier_10"));
+    const auto bad = test::run_on_oclgrind(kLab, a);
+    CAPTURE(bad.process.out);
+    CHECK(bad.process.exit_code == 1);
+    CHECK(bad.process.out.find("data race in kernel jacobiTiled") != std::string::npos);
+    CHECK(bad.process.out.find("reads local memory") != std::string::npos);
+    a.back() = test::source("solutions");  // the twin: the solution
+    const auto good = test::run_on_oclgrind(kLab, a);
+    CAPTURE(good.process.out);
+    CHECK(good.process.exit_code == 0);
+    CHECK(good.process.out.find("data race in kernel") == std::string::npos);
+    CHECK(good.process.out.find("Oclgrind: no data race") != std::string::npos);
+}
+
+}  // TEST_SUITE
