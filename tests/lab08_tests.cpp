@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "support.hpp"
-#include "08_reduction_ladder/bandwidth.hpp"
+#include "synclab/bandwidth.hpp"
 #include "synclab/reference.hpp"
 
 namespace fs = std::filesystem;

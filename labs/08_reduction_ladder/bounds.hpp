@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "bandwidth.hpp"
+#include "synclab/bandwidth.hpp"
 #include "clblast_peer.hpp"
 #include "ladder.hpp"
 #include "synclab/measure.hpp"

@@ -1,6 +1,6 @@
 #include "clblast_peer.hpp"
 
-#include "bandwidth.hpp"
+#include "synclab/bandwidth.hpp"
 #include "synclab/measure.hpp"
 #include "synclab/timing.hpp"
 

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <thread>
 
-#include "../08_reduction_ladder/bandwidth.hpp"
+#include "synclab/bandwidth.hpp"
 #include "declaration.hpp"
 #include "settings.hpp"
 

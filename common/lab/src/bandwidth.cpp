@@ -1,4 +1,4 @@
-#include "bandwidth.hpp"
+#include "synclab/bandwidth.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -1,5 +1,5 @@
-// For lab 08 (and its unit tests): memory-bound kernels judged against what the device can
-// really move: the bytes a kernel must touch, GB/s, a read and a copy probe as the measured
+// For labs that judge a memory-bound kernel (08, 10) and their tests: what the device can really
+// move: the bytes a kernel must touch, GB/s, a read and a copy probe as the measured
 // bounds, and the host's own threads as the peer of a CPU device.
 #pragma once
 #include <cstdint>
