@@ -18,11 +18,11 @@ inline const synclab::Declaration kLab{
                   .graded = false},
                  {.name = "persistent", .kernels = {"jacobiPersistent"}, .todo = true}},
     // Grids that are and are not multiples of the block, 3x3 (one interior point), one 16x4
-    // block alone (the default on a CPU), and blocks of 32x1, 8x1 and 4x2 that catch a kernel
+    // block alone (the default on a CPU), and blocks of 32x1 and 4x2 that catch a kernel
     // with the block's size or shape written in. One shape per run: each run is a process, and
     // POCL compiles every kernel for its shape.
     .grading = {{"--grid", "67x45", "--wg", "32", "--sweeps", "20"},
-                {"--grid", "3x3", "--wg", "8", "--sweeps", "5"},
+                {"--grid", "3x3", "--block", "4x2", "--sweeps", "5"},
                 {"--grid", "16x4", "--sweeps", "9"},
                 {"--grid", "37x29", "--block", "4x2", "--sweeps", "12"}},
     // Oclgrind runs one group at a time: discovery finds one, and it sweeps every block.
