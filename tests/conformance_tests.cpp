@@ -269,8 +269,9 @@ TEST_CASE("every lab grades over a handful of argument sets that vary the work-g
         CHECK(lab.runs.size() >= 3);
         CHECK(lab.runs.size() <= 6);
         std::set<std::string> wgs;
-        for (const auto &args : lab.runs) {
-            const auto at = std::find(args.begin(), args.end(), "--wg");
+        for (const auto &args : lab.runs) {  // --block: a 2D lab's work-group shape
+            auto at = std::find(args.begin(), args.end(), "--wg");
+            if (at == args.end()) at = std::find(args.begin(), args.end(), "--block");
             wgs.insert(at == args.end() ? "default" : *(at + 1));
         }
         CHECK(wgs.size() >= 3);
