@@ -60,10 +60,9 @@ __kernel void jacobiTiled(uint I, uint J, const __global float *u1, __global flo
     const uint id = i + j * I;
     if (inside) {
         tile[x + y * w] = u1[id];
-        // TODO (4 lines): the halo. The block's edge work-items also load the neighbour just
-        // outside the block where the grid has one: x == 1 and i > 0 loads the west one into
-        // tile[y * w]; x == bx and i + 1 < I the east one; y == 1 and j > 0 the south one
-        // (u1[id - I] into tile[x]); y == by and j + 1 < J the north one.
+        // TODO (4 lines): the halo. A work-item on the block's west, east, south or north
+        // edge also loads its neighbour just outside the block into the tile's border, but
+        // only where the grid has that point: past the grid's edge there is nothing to read.
     }
     // TODO (1 line): the barrier: no work-item may read a neighbour's tile entry before every
     // work-item of the group has written its own.

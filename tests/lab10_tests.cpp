@@ -156,4 +156,21 @@ TEST_CASE("lab10 Oclgrind reports the tiled kernel without its barrier, and the 
     CHECK(good.process.out.find("Oclgrind: no data race") != std::string::npos);
 }
 
+TEST_CASE("lab10 Oclgrind reports a halo read past the grid, and the solution is clean" *
+          doctest::skip(!test::have_oclgrind())) {
+    // Whole blocks: the blocks' east and north edges lie on the grid's last column and row.
+    std::vector<std::string> a{"--grid", "16x12", "--block", "8x4", "--sweeps", "2",
+                               "--variant", "tiled", "--kernels", test::fixture("halo_past_grid_10")};
+    const auto bad = test::run_on_oclgrind(kLab, a);
+    CAPTURE(bad.process.out);
+    CHECK(bad.process.exit_code == 1);
+    CHECK(bad.process.out.find("out-of-bounds access in kernel jacobiTiled") != std::string::npos);
+    a.back() = test::source("solutions");  // the twin: the solution
+    const auto good = test::run_on_oclgrind(kLab, a);
+    CAPTURE(good.process.out);
+    CHECK(good.process.exit_code == 0);
+    CHECK(good.process.out.find("out-of-bounds access in kernel") == std::string::npos);
+}
+
 }  // TEST_SUITE
+
