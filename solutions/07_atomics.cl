@@ -235,7 +235,9 @@ bool overBudget(volatile __global int *status, int t)
 // work-item still trying gives up within CAS_CHUNK tries of its own. Returns added.
 bool addDone(volatile __global int *status, int t, bool added)
 {
-    atomic_add(&status[2], t % CAS_CHUNK);
+    // A success on try t = k * CAS_CHUNK ends a chunk that overBudget (called on failures) never
+    // counted.
+    atomic_add(&status[2], added && t % CAS_CHUNK == 0 ? CAS_CHUNK : t % CAS_CHUNK);
     if (!added) {
         atomic_inc(&status[0]);
         atomic_max(&status[1], CAS_BUDGET);

@@ -95,6 +95,7 @@ TEST_CASE("lab10 a block hard-coded as 16x4 is right at 16x4 and WRONG at 4x2") 
 TEST_CASE("lab10 bad input exits 2 with one line naming the cause and the fix") {
     const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
         {{"--grid", "2x5"}, "use 3 to 32768"},
+        {{"--grid", "1000000x3"}, "--grid 1000000x3 is out of range: use 3 to 32768"},
         {{"--grid", "64"}, "write it as WIDTHxHEIGHT"},
         {{"--block", "0x4"}, "e.g. --block 32x4"},
         {{"--block", "128x64"}, "more than this device's largest work-group"},
@@ -107,6 +108,16 @@ TEST_CASE("lab10 bad input exits 2 with one line naming the cause and the fix") 
         {{"--exact"}, "leave out --exact"},
     };
     for (const auto &[args, says] : cases) test::check_usage_error(kLab, args, says);
+}
+
+TEST_CASE("lab10 a shape too large for the device is said to be skipped, and the others run") {
+    const auto r = run_lab(kLab, {"--kernels", test::source("solutions"), "--variant", "shapes",
+                                  "--shapes", "100000x1,8x8", "--grid", "40x30", "--sweeps", "4"});
+    CAPTURE(r.out);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find("shape 100000x1 skipped: more work-items than this device's largest") !=
+          std::string::npos);
+    CHECK(r.out.find("jacobiNaive (shapes)              8x8") != std::string::npos);
 }
 
 TEST_CASE("lab10 the plot script draws the block shapes' CSV and the heat map, or says how to install gnuplot") {

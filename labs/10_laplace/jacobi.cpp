@@ -11,7 +11,7 @@ namespace synclab {
 Block parse_block(const std::string &option, const std::string &text) {
     const auto x = text.find('x');
     auto number = [&](const std::string &s) -> std::size_t {
-        if (s.empty() || s.size() > 6 || s.find_first_not_of("0123456789") != std::string::npos)
+        if (s.empty() || s.size() > 9 || s.find_first_not_of("0123456789") != std::string::npos)
             return 0;
         return std::stoul(s);
     };

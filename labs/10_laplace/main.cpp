@@ -92,7 +92,11 @@ static int run(Lab &lab) {
         if (v == "rows") report(v, "jacobiRows", s.block, sw.relaunch(rows, s.block, s.sweeps, false, want, s.rows));
         if (v == "shapes")
             for (const Block b : s.shapes) {
-                if (b.x * b.y > dev.max_wg) continue;
+                if (b.x * b.y > dev.max_wg) {  // --shapes all, or one of a list: said, not dropped
+                    std::printf("shape %s skipped: more work-items than this device's largest "
+                                "work-group (%zu)\n", b.text().c_str(), dev.max_wg);
+                    continue;
+                }
                 cl::Kernel kn = kernel("jacobiNaive", b, 0), kt = kernel("jacobiTiled", b, tile(b));
                 report(v, "jacobiNaive", b, sw.relaunch(kn, b, s.sweeps, false, want));
                 report(v, "jacobiTiled", b, sw.relaunch(kt, b, s.sweeps, true, want));
