@@ -160,17 +160,7 @@ TEST_CASE("lab05 the plot script draws the CSV or says how to install gnuplot") 
     const auto csv = (dir / "sweep.csv").string(), png = (dir / "sweep.png").string();
     REQUIRE(run_lab(kLab, small({"--kernels", test::source("solutions"), "--variant", "kway",
                                  "--csv", csv})).exit_code == 0);
-    const auto r = synclab::run_process({test::source("scripts/plot_05_divergence.sh"), csv, png});
-    CAPTURE(r.err);
-    const bool have_gnuplot = std::system("command -v gnuplot >/dev/null 2>&1") == 0;
-    if (have_gnuplot) {
-        CHECK(r.exit_code == 0);
-        CHECK(fs::exists(png));
-        CHECK(fs::file_size(png) > 1000);
-    } else {
-        CHECK(r.exit_code == 2);
-        CHECK(r.err.find("apt-get install gnuplot-nox") != std::string::npos);
-    }
+    test::check_plot("plot_05_divergence.sh", csv, png);
     fs::remove_all(dir);
 }
 

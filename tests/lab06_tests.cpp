@@ -128,15 +128,7 @@ TEST_CASE("lab06 --sweep writes one row per N and kernel, and the plot script dr
     while (std::getline(in, line)) (line.rfind("1,", 0) == 0 ? sweep : table)++;
     CHECK(table == 3);
     CHECK(sweep == 3 * 11);  // N = 1, 2, 4, 8, 11, 16, 31, 32, 33, 48, 64
-    const auto p = synclab::run_process({test::source("scripts/plot_06_sum_triangle.sh"), csv, png});
-    CAPTURE(p.err);
-    if (std::system("command -v gnuplot >/dev/null 2>&1") == 0) {
-        CHECK(p.exit_code == 0);
-        CHECK(fs::file_size(png) > 1000);
-    } else {
-        CHECK(p.exit_code == 2);
-        CHECK(p.err.find("apt-get install gnuplot-nox") != std::string::npos);
-    }
+    test::check_plot("plot_06_sum_triangle.sh", csv, png);
     fs::remove_all(dir);
 }
 

@@ -367,20 +367,12 @@ TEST_CASE("lab08 --csv writes one row per rung beside the read and copy bandwidt
 // A GPU's CSV has no host column and a CPU's has one; CLBlast may be absent: each series is drawn
 // only where its column has values, and the script must succeed either way.
 TEST_CASE("lab08 the plot script draws a GPU's and a CPU's CSV") {
-    if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) return;
     const auto dir = fs::temp_directory_path() / ("synclab-lab08-plot-" + std::to_string(getpid()));
     fs::create_directories(dir);
     for (const char *csv : {"handouts/plots/08_reduction_ladder_h100.csv",
                             "handouts/plots/08_reduction_ladder_pocl5.csv"}) {
-        CAPTURE(csv);
-        const auto png = (dir / "ladder.png").string();
-        fs::remove(png);
-        const auto r = synclab::run_process(
-            {test::source("scripts/plot_08_reduction_ladder.sh"), test::source(csv), png});
-        CAPTURE(r.err);
-        CHECK(r.exit_code == 0);
-        CHECK(fs::exists(png));
-        if (fs::exists(png)) CHECK(fs::file_size(png) > 1000);
+        test::check_plot("plot_08_reduction_ladder.sh", test::source(csv),
+                         (dir / "ladder.png").string());
     }
     fs::remove_all(dir);
 }

@@ -168,17 +168,7 @@ TEST_CASE("lab09 the plot script draws the sweeps' CSV or says how to install gn
     const auto csv = (dir / "groups.csv").string(), png = (dir / "groups.png").string();
     REQUIRE(run_lab(kLab, {"--kernels", test::source("solutions"), "--sweep", "groups", "--steps",
                            "8", "--csv", csv}).exit_code == 0);
-    const auto r = synclab::run_process(
-        {test::source("scripts/plot_09_interworkgroup_barrier.sh"), csv, png});
-    CAPTURE(r.err);
-    if (std::system("command -v gnuplot >/dev/null 2>&1") == 0) {
-        CHECK(r.exit_code == 0);
-        CHECK(fs::exists(png));
-        CHECK(fs::file_size(png) > 1000);
-    } else {
-        CHECK(r.exit_code == 2);
-        CHECK(r.err.find("apt-get install gnuplot-nox") != std::string::npos);
-    }
+    test::check_plot("plot_09_interworkgroup_barrier.sh", csv, png);
     fs::remove_all(dir);
 }
 

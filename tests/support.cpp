@@ -136,4 +136,19 @@ Expect expectation(const std::string &text) {
     return e;
 }
 
+void check_plot(const std::string &script, const std::string &csv, const std::string &png) {
+    CAPTURE(csv);
+    fs::remove(png);
+    const auto r = synclab::run_process({source("scripts/" + script), csv, png});
+    CAPTURE(r.err);
+    if (std::system("command -v gnuplot >/dev/null 2>&1") == 0) {
+        CHECK(r.exit_code == 0);
+        CHECK(fs::exists(png));
+        if (fs::exists(png)) CHECK(fs::file_size(png) > 1000);
+    } else {
+        CHECK(r.exit_code == 2);
+        CHECK(r.err.find("apt-get install gnuplot-nox") != std::string::npos);
+    }
+}
+
 }  // namespace test

@@ -52,4 +52,8 @@ struct OclgrindRun {
 };
 OclgrindRun run_on_oclgrind(const std::string &lab_name, const std::vector<std::string> &args);
 
+// Runs scripts/<script> on csv: with gnuplot installed it must draw png (over 1000 bytes);
+// without, exit 2 with the line that says how to install it.
+void check_plot(const std::string &script, const std::string &csv, const std::string &png);
+
 }  // namespace test
