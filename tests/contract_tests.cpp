@@ -7,12 +7,16 @@
 #include <sstream>
 #include <unistd.h>
 
+#include "grade_support.hpp"  // TempDir, contains
 #include "support.hpp"
 #include "synclab/declaration.hpp"
 #include "synclab/lab.hpp"
 #include "synclab/verdict.hpp"
 
 using namespace synclab;
+using gradetest::contains;
+using gradetest::TempDir;
+namespace fs = std::filesystem;
 
 TEST_SUITE("unit") {
 
@@ -25,7 +29,8 @@ TEST_CASE("a declaration reads back as written, and a bad description is refused
                                {.name = "c", .kernels = {"k4"}, .graded = false}},
                   .grading = {{"-n", "5"}, {"--wg", "64", "--trials", "2"}},
                   .race_check = {"--wg", "64"},
-                  .oclgrind_off = {"uninitialized"}};
+                  .oclgrind_off = {"uninitialized"},
+                  .build_per_size = true};
     std::ostringstream out;
     describe(out, d);
     const Declaration r = parse_description(out.str());
@@ -43,6 +48,10 @@ TEST_CASE("a declaration reads back as written, and a bad description is refused
     CHECK(r.grading == d.grading);
     CHECK(r.race_check == d.race_check);
     CHECK(r.oclgrind_off == d.oclgrind_off);
+    CHECK(r.build_per_size);
+    std::ostringstream plain;
+    describe(plain, Declaration{.dir = "43_other"});
+    CHECK_FALSE(parse_description(plain.str()).build_per_size);
     CHECK(r.find("b") != nullptr);
     CHECK(r.find("z") == nullptr);
 
@@ -134,6 +143,51 @@ TEST_CASE("the CSV table writes cells by column name, in the header's order") {
     none("a", 1).row();  // no stream: nothing happens
 }
 
+TEST_CASE("--batch runs its lines in one process, each with its own verdict, until one fails") {
+    TempDir dir;
+    auto verdict_of = [&](int k) {
+        std::ifstream in(dir / ("v" + std::to_string(k)));
+        std::stringstream text;
+        text << in.rdbuf();
+        return parse_verdict(text.str());
+    };
+    auto line = [&](const std::string &kernels, int k, const std::string &wg) {
+        return "--kernels\t" + test::source(kernels) + "\t--verdict\t" + (dir / ("v" + std::to_string(k))) +
+               "\t--variant\tsync\t--exact\t--wg\t" + wg + "\n";
+    };
+    // Right, right at another size, wrong (the starter), and a line never reached.
+    std::ofstream(dir / "batch") << line("solutions", 1, "64") << line("solutions", 2, "1")
+                                 << line("kernels", 3, "64") << line("solutions", 4, "64");
+    const auto r = test::run_lab("lab01_workgroup_reduce", {"--batch", dir / "batch"});
+    CAPTURE(r.out);
+    CAPTURE(r.err);
+    CHECK(r.exit_code == 1);  // the failing line's own exit code
+    CHECK(verdict_of(1).kind == "verified");
+    CHECK(verdict_of(2).kind == "verified");
+    CHECK(verdict_of(3).kind == "wrong");
+    CHECK(verdict_of(3).exit_code == 1);
+    CHECK_FALSE(fs::exists(dir / "v4"));  // the first failure ends the batch
+    CHECK(contains(r.out, "== run 3 of 4: --kernels"));
+    CHECK_FALSE(contains(r.out, "== run 4 of 4"));
+    // Each line parses its own options: a bad one is that line's usage error.
+    std::ofstream(dir / "bad") << line("solutions", 5, "64") << line("solutions", 6, "3000000");
+    const auto bad = test::run_lab("lab01_workgroup_reduce", {"--batch", dir / "bad"});
+    CHECK(bad.exit_code == 2);
+    CHECK(verdict_of(5).kind == "verified");
+    CHECK(verdict_of(6).kind == "usage");
+
+    test::check_usage_error("lab01_workgroup_reduce", {"--batch", dir / "none"},
+                            "cannot read --batch file");
+    test::check_usage_error("lab01_workgroup_reduce", {"--batch", dir / "batch", "--wg", "64"},
+                            "--batch takes one FILE and nothing else");
+    test::check_usage_error("lab01_workgroup_reduce", {"--wg", "64", "--batch", dir / "batch"},
+                            "--batch takes one FILE and nothing else");
+    std::ofstream(dir / "empty") << "\n";
+    test::check_usage_error("lab01_workgroup_reduce", {"--batch", dir / "empty"}, "holds no run");
+    std::ofstream(dir / "nested") << "--batch\t" << (dir / "batch") << "\n";
+    test::check_usage_error("lab01_workgroup_reduce", {"--batch", dir / "nested"}, "one level only");
+}
+
 }  // TEST_SUITE
 
 TEST_SUITE("lab") {
@@ -161,6 +215,51 @@ TEST_CASE("--variant takes a comma-separated list, and an unknown name in it is 
                             "unknown --variant 'bogus': use one of nosync|sync|all");
     test::check_usage_error("lab01_workgroup_reduce", {"--variant", "sync,"}, "ends with a comma");
     test::check_usage_error("lab01_workgroup_reduce", {"--variant", ""}, "unknown --variant ''");
+}
+
+TEST_CASE("--batch runs its lines in one process, each with its own verdict, until one fails") {
+    TempDir dir;
+    auto verdict_of = [&](int k) {
+        std::ifstream in(dir / ("v" + std::to_string(k)));
+        std::stringstream text;
+        text << in.rdbuf();
+        return parse_verdict(text.str());
+    };
+    auto line = [&](const std::string &kernels, int k, const std::string &wg) {
+        return "--kernels\t" + test::source(kernels) + "\t--verdict\t" + (dir / ("v" + std::to_string(k))) +
+               "\t--variant\tsync\t--exact\t--wg\t" + wg + "\n";
+    };
+    // Right, right at another size, wrong (the starter), and a line never reached.
+    std::ofstream(dir / "batch") << line("solutions", 1, "64") << line("solutions", 2, "1")
+                                 << line("kernels", 3, "64") << line("solutions", 4, "64");
+    const auto r = test::run_lab("lab01_workgroup_reduce", {"--batch", dir / "batch"});
+    CAPTURE(r.out);
+    CAPTURE(r.err);
+    CHECK(r.exit_code == 1);  // the failing line's own exit code
+    CHECK(verdict_of(1).kind == "verified");
+    CHECK(verdict_of(2).kind == "verified");
+    CHECK(verdict_of(3).kind == "wrong");
+    CHECK(verdict_of(3).exit_code == 1);
+    CHECK_FALSE(fs::exists(dir / "v4"));  // the first failure ends the batch
+    CHECK(contains(r.out, "== run 3 of 4: --kernels"));
+    CHECK_FALSE(contains(r.out, "== run 4 of 4"));
+    // Each line parses its own options: a bad one is that line's usage error.
+    std::ofstream(dir / "bad") << line("solutions", 5, "64") << line("solutions", 6, "3000000");
+    const auto bad = test::run_lab("lab01_workgroup_reduce", {"--batch", dir / "bad"});
+    CHECK(bad.exit_code == 2);
+    CHECK(verdict_of(5).kind == "verified");
+    CHECK(verdict_of(6).kind == "usage");
+
+    test::check_usage_error("lab01_workgroup_reduce", {"--batch", dir / "none"},
+                            "cannot read --batch file");
+    test::check_usage_error("lab01_workgroup_reduce", {"--batch", dir / "batch", "--wg", "64"},
+                            "--batch takes one FILE and nothing else");
+    test::check_usage_error("lab01_workgroup_reduce", {"--wg", "64", "--batch", dir / "batch"},
+                            "--batch takes one FILE and nothing else");
+    std::ofstream(dir / "empty") << "\n";
+    test::check_usage_error("lab01_workgroup_reduce", {"--batch", dir / "empty"}, "holds no run");
+    std::ofstream(dir / "nested") << "--batch\t" << (dir / "batch") << "\n";
+    test::check_usage_error("lab01_workgroup_reduce", {"--batch", dir / "nested"}, "one level only");
 }
 
 }  // TEST_SUITE

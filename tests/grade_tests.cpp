@@ -139,6 +139,90 @@ TEST_CASE("with a list of devices every dynamic run happens on each of them") {
                    "--device " + test::dynamic_devices().front().spec()));
 }
 
+// A lab written as a script, beside a copy of the grader: it declares the grading runs named in
+// FAKE_STEPS and, run with --batch, logs each run (its process, and the POCL setting it was
+// given) and ends it as its --step says.
+const char *kScriptedLab = R"SH(#!/bin/bash
+if [ "$1" = --describe ]; then
+  printf 'synclab-lab\t1\ndir\t99_scripted\nsummary\ts\ndescription\td\nvariant\ta\tk\t-\n'
+  for step in $FAKE_STEPS; do printf 'grade\t--step\t%s\n' "$step"; done
+  [ -z "$FAKE_BUILD_PER_SIZE" ] || printf 'build-per-size\n'
+  exit 0
+fi
+[ "$1" = --batch ] || exit 0  # --list-devices: no Oclgrind here
+while IFS=$'\t' read -r -a args; do
+  verdict= step=
+  for ((i = 0; i < ${#args[@]}; ++i)); do
+    case ${args[i]} in --verdict) verdict=${args[i+1]} ;; --step) step=${args[i+1]} ;; esac
+  done
+  echo "$$ $step ${POCL_WORK_GROUP_SPECIALIZATION-unset}" >> "$FAKE_LOG"
+  printf 'synclab-verdict\t1\nseed\t5\n' > "$verdict"
+  case $step in
+    ok) printf 'variant\ta\tverified\t-\nresult\t0\tverified\t-\t-\n' >> "$verdict" ;;
+    wrong) printf 'variant\ta\twrong\tk: 3 sums wrong\nresult\t1\twrong\t-\t-\n' >> "$verdict"; exit 1 ;;
+    crash) kill -SEGV $$ ;;
+  esac
+done < "$2"
+)SH";
+
+TEST_CASE("a lab's grading runs share one process, which stops at the first failure and names it") {
+    TempDir dir;
+    const fs::path bin = dir.path / "bin", student = dir.path / "class" / "s1";
+    fs::create_directories(bin);
+    fs::create_directories(student);
+    fs::copy_file(test::lab(kGrader), bin / kGrader);
+    std::ofstream(bin / "lab99_scripted") << kScriptedLab;
+    fs::permissions(bin / "lab99_scripted", fs::perms::owner_all);
+    std::ofstream(student / "99_scripted.cl") << "kernel void k() {}\n";
+    fs::create_directories(dir.path / "kernels");  // the project's starter, which the grader looks for
+    fs::copy_file(student / "99_scripted.cl", dir.path / "kernels" / "99_scripted.cl");
+    const std::string log = dir / "log";
+    auto grade = [&](const std::string &steps, bool per_size = false) {
+        fs::remove(log);
+        std::map<std::string, std::string> env{{"FAKE_STEPS", steps}, {"FAKE_LOG", log},
+                                               {"SYNCLAB_GRADE_SANDBOX", "off"}};
+        if (per_size) env["FAKE_BUILD_PER_SIZE"] = "1";
+        const std::string csv = dir / "g.csv";
+        synclab::ProcessLimits limits;
+        limits.timeout_s = 60;
+        const auto r = synclab::run_process({(bin / kGrader).string(), "--kernels", student.string(),
+                                             "--csv", csv, "--junit", dir / "junit", "--restart"},
+                                            env, limits);
+        CAPTURE(r.out);
+        CAPTURE(r.err);
+        REQUIRE(r.exited);
+        const auto rows = read_gradebook(csv);
+        REQUIRE(rows.size() == 1);
+        std::vector<std::vector<std::string>> runs;  // {pid, step, POCL setting}
+        std::istringstream in(read_file(log));
+        for (std::string pid, step, spec; in >> pid >> step >> spec;) runs.push_back({pid, step, spec});
+        return std::make_pair(rows[0], runs);
+    };
+
+    const auto [pass, pass_runs] = grade("ok ok ok");
+    CHECK(pass.grade == "pass");
+    CHECK(contains(pass.reason, "3 run(s) right"));
+    REQUIRE(pass_runs.size() == 3);
+    for (const auto &run : pass_runs) {
+        CHECK(run[0] == pass_runs[0][0]);  // one process
+        CHECK(run[2] == "0");  // one build meets every size: POCL compiles once for all of them
+    }
+    const auto [per_size, per_size_runs] = grade("ok ok", true);
+    REQUIRE(per_size_runs.size() == 2);
+    CHECK(per_size_runs[0][2] == "1");  // a build per size: POCL specialises, as it would anyway
+
+    const auto [wrong, wrong_runs] = grade("ok wrong ok");
+    CHECK(wrong.kind == "wrong-answer");
+    CHECK(contains(wrong.reason, "a WRONG (k: 3 sums wrong) (--step wrong --seed 5)"));
+    CHECK(wrong_runs.size() == 2);  // nothing after the first failure
+
+    const auto [crash, crash_runs] = grade("ok ok crash ok");
+    CHECK(crash.kind == "crash");
+    CHECK(contains(crash.reason, "SIGSEGV"));
+    CHECK(contains(crash.reason, "(--step crash --seed 5)"));
+    CHECK(crash_runs.size() == 3);
+}
+
 TEST_CASE("grading the starter fails lab 01 on its TODO kernel and not by a crash or a build error") {
     TempDir out;
     const auto r = run_grader({"--kernels", test::source("kernels"), "--timeout", "30", "--csv",

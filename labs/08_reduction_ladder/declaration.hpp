@@ -39,6 +39,7 @@ inline const synclab::Declaration kLab{
     .race_check = {"-n", "1001", "--wg", "16", "--groups", "4"},
     // Oclgrind 21.10's uninitialised-value check crashes on float4 loads (v7): only it is off.
     .oclgrind_off = {"uninitialized"},
+    .build_per_size = true,  // -D WG
     .options =
         [](cxxopts::Options &p) {
             p.add_options()

@@ -89,6 +89,12 @@ std::string seconds_text(double s) {
     return o.str();
 }
 
+std::string hang_reason(double timeout_s) {
+    return "timed out after " + seconds_text(timeout_s) +
+           " s: a kernel that never finishes (an endless loop, or a barrier that not every "
+           "work-item reaches?)";
+}
+
 struct Run {
     std::vector<std::string> argv;
     synclab::ProcessResult process;
@@ -101,10 +107,7 @@ std::pair<std::string, std::string> classify(const Run &run, const std::string &
                                              double timeout_s) {
     const auto &p = run.process;
     const auto &v = run.verdict;
-    if (p.timed_out)
-        return {"timeout", "timed out after " + seconds_text(timeout_s) +
-                               " s: a kernel that never finishes (an endless loop, or a barrier "
-                               "that not every work-item reaches?)"};
+    if (p.timed_out) return {"timeout", hang_reason(timeout_s)};
     if (p.signal) return {"crash", "crashed: killed by " + signal_name(p.signal)};
     // Inside the sandbox the lab is bubblewrap's child, and a signal that kills it comes back
     // as bubblewrap's exit code 128 + the signal's number.
@@ -117,7 +120,7 @@ std::pair<std::string, std::string> classify(const Run &run, const std::string &
                              ") disagrees with its " + p.describe()};
     const std::string message = clip(relative(v.message, kernels_dir));
     if (v.kind == "verified") return {"", ""};
-    if (v.kind == "timeout") return {"timeout", message};
+    if (v.kind == "timeout") return {"timeout", hang_reason(timeout_s)};  // its watchdog: --timeout
     if (v.kind == "crash") return {"crash", "crashed on the device: " + message};
     if (v.kind == "compile-error")
         return {"compile-error", "does not compile: " +
@@ -274,6 +277,66 @@ Result grade_lab(const Recipe &recipe, const std::string &student, const std::st
         fs::remove(verdict_file, ec);
         return out;
     };
+    // Every argument set in one process, each line its own run with its own verdict file; the
+    // lab stops at the first that fails. One Run per line it reached: the process's own end
+    // (exit, signal, timeout, output) belongs to the last of them.
+    auto run_batch = [&](const std::vector<synclab::Args> &sets, const std::string &device,
+                         std::size_t memory) {
+        std::vector<Run> out(sets.size());
+        std::vector<std::string> verdicts;
+        std::string text;
+        for (std::size_t i = 0; i < sets.size(); ++i) {
+            verdicts.push_back((fs::path(job_dir) / ("verdict-" + std::to_string(i + 1) + ".tsv")).string());
+            synclab::Args line{"--kernels", copy, "--verdict", verdicts.back(), "--variant", variant_list};
+            line.insert(line.end(), sets[i].begin(), sets[i].end());
+            if (s.seed) line.insert(line.end(), {"--seed", std::to_string(s.seed)});
+            line.insert(line.end(), {"--timeout", seconds_text(s.timeout_s)});
+            if (!device.empty()) line.insert(line.end(), {"--device", device});
+            out[i].argv = {exe};
+            out[i].argv.insert(out[i].argv.end(), line.begin(), line.end());
+            text += join(line, "\t") + "\n";
+        }
+        const std::string batch_file = (fs::path(job_dir) / "batch.tsv").string();
+        {
+            std::ofstream f(batch_file, std::ios::binary | std::ios::trunc);
+            f << text;
+        }
+        synclab::ProcessLimits limits;
+        // Each run's own watchdog (--timeout) ends a hang first; this bounds the whole.
+        limits.timeout_s = std::min(s.timeout_s * static_cast<double>(sets.size()) + 30,
+                                    synclab::kMaxTimeout);
+        limits.memory_bytes = memory;
+        limits.cwd = copy;  // so the lab names the kernel file as the student does
+        limits.stop = stop;
+        // POCL compiles a kernel for each work-group size it meets, unless told to compile one
+        // for every size: the same code at the same optimisation, with the size read at run
+        // time as on a GPU. Three sizes on one build cost a third; where each build meets one
+        // size (-D WG), the one for every size is the slower compile, so it stays off there.
+        std::map<std::string, std::string> env = base_env;
+        env["POCL_WORK_GROUP_SPECIALIZATION"] = recipe.declaration.build_per_size ? "1" : "0";
+        const synclab::ProcessResult process = synclab::run_process(
+            s.sandbox.wrap({exe, "--batch", batch_file}, job_dir, readable, copy), env, limits);
+        std::size_t reached = 0;
+        for (std::size_t i = 0; i < sets.size(); ++i) {
+            std::ifstream in(verdicts[i], std::ios::binary);
+            if (!in) break;
+            std::string v(1 << 20, '\0');  // a verdict is a few lines; never read one without end
+            in.read(&v[0], static_cast<std::streamsize>(v.size()));
+            v.resize(static_cast<std::size_t>(in.gcount()));
+            out[i].verdict = synclab::parse_verdict(v);
+            reached = i + 1;
+        }
+        out.resize(std::max<std::size_t>(reached, 1));
+        for (std::size_t i = 0; i + 1 < out.size(); ++i) {  // ended, and the next one began
+            out[i].process.exited = out[i].verdict.finished;
+            out[i].process.exit_code = out[i].verdict.exit_code;
+        }
+        out.back().process = process;
+        std::error_code ec;
+        for (const auto &v : verdicts) fs::remove(v, ec);
+        fs::remove(batch_file, ec);
+        return out;
+    };
     // Which graded variants a run did not check, and why (a device without sub-groups, say).
     std::map<std::string, std::string> unchecked;
     std::set<std::string> checked;
@@ -287,20 +350,21 @@ Result grade_lab(const Recipe &recipe, const std::string &student, const std::st
         }
     };
 
-    // (1) Dynamic runs: every graded variant in one process per argument set and device. The
-    // first failure gives the kind and the reason; every failed variant is named.
+    // (1) Dynamic runs: every graded variant, every argument set, one lab process per device
+    // (--batch): the runs share what the OpenCL implementation loads once per process. The
+    // first failure ends them, gives the kind and the reason, and names every failed variant.
     std::string kind, reason;
     std::vector<std::string> failed;
     int runs = 0;
     for (std::size_t d = 0; d < s.devices.size() && kind.empty(); ++d) {
         const std::string &device = s.devices[d];
-        for (std::size_t i = 0; i < recipe.runs.size() && kind.empty(); ++i) {
-            if (s.quick && i > 0) break;
-            if (*stop) return finish("", "", "");
-            std::vector<std::string> args = recipe.runs[i];
-            if (!device.empty()) args.insert(args.end(), {"--device", device});
-            const Run run_result = run(args, {}, s.device_memory_bytes.at(d));
-            if (*stop) return finish("", "", "");
+        std::vector<synclab::Args> sets = recipe.runs;
+        if (s.quick && sets.size() > 1) sets.resize(1);
+        if (*stop) return finish("", "", "");
+        const std::vector<Run> done = run_batch(sets, device, s.device_memory_bytes.at(d));
+        if (*stop) return finish("", "", "");
+        for (std::size_t i = 0; i < done.size() && kind.empty(); ++i) {
+            const Run &run_result = done[i];
             note_run(r, run_result, "run");
             ++runs;
             note_skips(run_result);
@@ -312,7 +376,7 @@ Result grade_lab(const Recipe &recipe, const std::string &student, const std::st
                         recipe.variants.end())
                     failed.push_back(v.variant);
             if (kind == "wrong-answer" || kind == "crash") {
-                std::string where = join(recipe.runs[i]);
+                std::string where = join(sets[i]);
                 if (!device.empty()) where += " --device " + device;
                 const std::string seed = run_result.verdict.seed;
                 if (!seed.empty()) where += " --seed " + seed;

@@ -217,9 +217,10 @@ a child process on that copy, inside bubblewrap when it is installed (a read-onl
 network, only the copy writable; SYNCLAB_GRADE_SANDBOX=off turns it off), always with the
 --timeout and --memory limits, and never outliving the grader:
   1. dynamic runs on --device (default: the lab's, POCL's CPU), one per argument set its
-     declaration lists (several sizes, work-group sizes and exact integer inputs), with fresh
-     random inputs (--seed makes them repeatable): a wrong answer, a compile error (file:line),
-     a crash or a hang fails the lab;
+     declaration lists (several sizes, work-group sizes and exact integer inputs), all in one
+     lab process (lab --batch) that stops at the first failure, each with fresh random inputs
+     (--seed makes them repeatable) and --timeout: a wrong answer, a compile error
+     (file:line), a crash or a hang fails the lab;
   2. the race check: the lab on Oclgrind, which reports data races, barrier divergence,
      out-of-bounds and uninitialized accesses: any of them fails the lab, told in one line
      (what, kernel, file:line, likely fix). Skipped, and said so in every row, when Oclgrind

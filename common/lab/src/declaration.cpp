@@ -38,6 +38,7 @@ void describe(std::ostream &os, const Declaration &d) {
     if (!d.race_check_skipped.empty())
         os << "race-skipped\t" << one_field(d.race_check_skipped) << "\n";
     for (const auto &c : d.oclgrind_off) os << "oclgrind-off\t" << one_field(c) << "\n";
+    if (d.build_per_size) os << "build-per-size\n";
 }
 
 static std::vector<std::string> split(const std::string &s, char sep) {
@@ -92,6 +93,8 @@ Declaration parse_description(const std::string &text) {
             d.race_check_skipped = f[1];
         } else if (f[0] == "oclgrind-off" && f.size() == 2) {
             d.oclgrind_off.push_back(f[1]);
+        } else if (f[0] == "build-per-size" && f.size() == 1) {
+            d.build_per_size = true;
         } else if (!line.empty()) {
             throw bad("unknown record '" + f[0] + "'");
         }

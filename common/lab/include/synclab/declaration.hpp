@@ -39,6 +39,10 @@ struct Declaration {
     std::string race_check_skipped = {};
     // Oclgrind checks the race check turns off (OCLGRIND_<NAME>=0), e.g. "uninitialized".
     std::vector<std::string> oclgrind_off = {};
+    // The lab's build options change with its grading runs' sizes (-D WG, -D SUBGROUP_SIZE),
+    // so each build meets one work-group size. Otherwise one build meets every size, and the
+    // grader has POCL compile each kernel once for all of them, not once per size (tools/grade).
+    bool build_per_size = false;
     std::function<void(cxxopts::Options &)> options = {};  // the lab's own options, if any
 
     std::string id() const { return dir.substr(0, 2); }           // "01"
@@ -56,6 +60,7 @@ struct Declaration {
 //   race <arg> ...                 the race check's arguments (absent: none)
 //   race-skipped <why>
 //   oclgrind-off <check>
+//   build-per-size                 its build options change with the grading sizes (-D)
 constexpr int kContractVersion = 1;
 void describe(std::ostream &os, const Declaration &d);
 // Reads what describe() wrote; throws std::runtime_error naming the bad line.
