@@ -13,6 +13,7 @@
 #include <sstream>
 #include <unistd.h>
 
+#include "grade/grade.hpp"  // dynamic_run_env
 #include "grade/labs.hpp"
 #include "support.hpp"
 #include "synclab/oclgrind.hpp"
@@ -93,7 +94,7 @@ void solutions_verify(const Tree &t, const grade::Recipe &lab) {
         for (const auto &args : lab.runs) {
             std::vector<std::string> a{"--kernels", kernels(t, "solutions"), "--device", dev.spec()};
             a.insert(a.end(), args.begin(), args.end());
-            const Outcome o = run(t, lab, a);
+            const Outcome o = run(t, lab, a, grade::dynamic_run_env(lab.declaration));  // as graded
             CAPTURE(o.process.out);
             CAPTURE(o.process.err);
             CHECK(o.process.exit_code == 0);
@@ -109,7 +110,7 @@ void starter_fails_its_todo(const Tree &t, const grade::Recipe &lab) {
         CAPTURE(v.name);
         std::vector<std::string> a{"--kernels", kernels(t, "kernels"), "--variant", v.name};
         a.insert(a.end(), lab.runs.front().begin(), lab.runs.front().end());
-        const Outcome o = run(t, lab, a);
+        const Outcome o = run(t, lab, a, grade::dynamic_run_env(lab.declaration));  // as graded
         CAPTURE(o.process.out);
         CAPTURE(o.process.err);
         if (o.verdict.kind == "unsupported") {  // this device cannot run it (sub-groups)
@@ -199,7 +200,7 @@ std::string dynamic_kind(const Tree &t, const grade::Recipe &lab, const std::str
     for (const auto &args : lab.runs) {
         std::vector<std::string> a{"--kernels", dir, "--variant", graded_variants(lab), "--timeout", "5"};
         a.insert(a.end(), args.begin(), args.end());
-        const Outcome o = run(t, lab, a);
+        const Outcome o = run(t, lab, a, grade::dynamic_run_env(lab.declaration));  // as graded
         const auto &v = o.verdict;
         *said = v.where + ": " + v.message + "\n" + o.process.out.substr(0, 2000);
         if (!v.finished) return o.process.signal ? "crash" : o.process.timed_out ? "timeout" : "error";

@@ -161,6 +161,7 @@ while IFS=$'\t' read -r -a args; do
     ok) printf 'variant\ta\tverified\t-\nresult\t0\tverified\t-\t-\n' >> "$verdict" ;;
     wrong) printf 'variant\ta\twrong\tk: 3 sums wrong\nresult\t1\twrong\t-\t-\n' >> "$verdict"; exit 1 ;;
     crash) kill -SEGV $$ ;;
+    quit) rm "$verdict"; exit 0 ;;  # ends well, but with no verdict and runs left
   esac
 done < "$2"
 )SH";
@@ -221,6 +222,12 @@ TEST_CASE("a lab's grading runs share one process, which stops at the first fail
     CHECK(contains(crash.reason, "SIGSEGV"));
     CHECK(contains(crash.reason, "(--step crash --seed 5)"));
     CHECK(crash_runs.size() == 3);
+
+    // A batch that ends well before its last run is no pass: the run it left is an error.
+    const auto [quit, quit_runs] = grade("ok quit ok");
+    CHECK(quit.kind == "error");
+    CHECK(contains(quit.reason, "left no verdict"));
+    CHECK(quit_runs.size() == 2);
 }
 
 TEST_CASE("grading the starter fails lab 01 on its TODO kernel and not by a crash or a build error") {

@@ -197,6 +197,10 @@ std::string signal_name(int sig) {
     return what ? name + " (" + what + ")" : name;
 }
 
+std::map<std::string, std::string> dynamic_run_env(const synclab::Declaration &lab) {
+    return {{"POCL_WORK_GROUP_SPECIALIZATION", lab.build_per_size ? "1" : "0"}};
+}
+
 bool oclgrind_listed(const std::string &executable, const volatile int *stop) {
     synclab::ProcessLimits limits;
     limits.timeout_s = 60;
@@ -308,12 +312,8 @@ Result grade_lab(const Recipe &recipe, const std::string &student, const std::st
         limits.memory_bytes = memory;
         limits.cwd = copy;  // so the lab names the kernel file as the student does
         limits.stop = stop;
-        // POCL compiles a kernel for each work-group size it meets, unless told to compile one
-        // for every size: the same code at the same optimisation, with the size read at run
-        // time as on a GPU. Three sizes on one build cost a third; where each build meets one
-        // size (-D WG), the one for every size is the slower compile, so it stays off there.
-        std::map<std::string, std::string> env = base_env;
-        env["POCL_WORK_GROUP_SPECIALIZATION"] = recipe.declaration.build_per_size ? "1" : "0";
+        std::map<std::string, std::string> env = dynamic_run_env(recipe.declaration);
+        env.insert(base_env.begin(), base_env.end());
         const synclab::ProcessResult process = synclab::run_process(
             s.sandbox.wrap({exe, "--batch", batch_file}, job_dir, readable, copy), env, limits);
         std::size_t reached = 0;
@@ -326,6 +326,11 @@ Result grade_lab(const Recipe &recipe, const std::string &student, const std::st
             out[i].verdict = synclab::parse_verdict(v);
             reached = i + 1;
         }
+        // A run that ended well and a next one that left no verdict (its --verdict could not be
+        // written, or the lab stopped early): the process's end is that next run's.
+        if (reached > 0 && reached < sets.size() && out[reached - 1].verdict.finished &&
+            out[reached - 1].verdict.exit_code == 0)
+            ++reached;
         out.resize(std::max<std::size_t>(reached, 1));
         for (std::size_t i = 0; i + 1 < out.size(); ++i) {  // ended, and the next one began
             out[i].process.exited = out[i].verdict.finished;
@@ -360,6 +365,7 @@ Result grade_lab(const Recipe &recipe, const std::string &student, const std::st
         const std::string &device = s.devices[d];
         std::vector<synclab::Args> sets = recipe.runs;
         if (s.quick && sets.size() > 1) sets.resize(1);
+        if (sets.empty()) break;  // a lab that declares no dynamic run
         if (*stop) return finish("", "", "");
         const std::vector<Run> done = run_batch(sets, device, s.device_memory_bytes.at(d));
         if (*stop) return finish("", "", "");

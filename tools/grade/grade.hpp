@@ -3,6 +3,7 @@
 // one), and its machine-readable verdict decides the grade.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,13 @@ struct Settings {
 // the running child is killed and the result comes back unfinished (grade "").
 Result grade_lab(const Recipe &recipe, const std::string &student, const std::string &kernels_dir,
                  const Settings &settings, const volatile int *stop, const std::string &job_dir);
+
+// The environment the grader adds for a lab's dynamic runs. On POCL, each kernel is compiled once
+// for every work-group size (POCL_WORK_GROUP_SPECIALIZATION=0): the same source at the same
+// optimisation, without the size as a constant, as a GPU compiles it. Three sizes on one build
+// then cost one compile, not three; where each build meets one size (build_per_size: -D WG) the
+// compile for every size is the slower one, so POCL specialises there.
+std::map<std::string, std::string> dynamic_run_env(const synclab::Declaration &lab);
 
 // Whether the lab lists an Oclgrind device. It ends its child when *stop becomes non-zero.
 bool oclgrind_listed(const std::string &executable, const volatile int *stop = nullptr);

@@ -24,6 +24,15 @@ bool is_power_of_two(std::size_t x) { return x && !(x & (x - 1)); }
 Lab::Lab(const Declaration &d, Options o)
     : decl(d), opt(std::move(o)), env(select_device(opt.device), decl.oclgrind_off),
       seed(effective_seed(opt)) {
+    // Oclgrind counts its reports per process and stops reporting at its cap, so a second
+    // Oclgrind run in one process (--batch) could miss its own races.
+    static bool oclgrind_ran = false;
+    if (env.info.is_oclgrind()) {
+        if (oclgrind_ran)
+            throw UsageError("one Oclgrind run per process: Oclgrind counts its reports per "
+                             "process, so give each Oclgrind run its own (not two --batch lines)");
+        oclgrind_ran = true;
+    }
     rng.seed(seed);
     verdict::seed(seed);
     csv_stream();  // a CSV file that cannot be written is a usage error before any output
@@ -400,13 +409,15 @@ std::vector<std::vector<std::string>> batch_lines(const std::string &path) {
 }  // namespace
 
 int run_lab(int argc, char **argv, const Declaration &decl, const std::function<int(Lab &)> &body) {
-    if (argc < 2 || std::string(argv[1]) != "--batch")
-        return run_once(argc, argv, decl, body);
+    const std::string first = argc > 1 ? argv[1] : "";
+    const bool joined = first.rfind("--batch=", 0) == 0;  // --batch=FILE
+    if (first != "--batch" && !joined) return run_once(argc, argv, decl, body);
     const std::string name = decl.executable();
     std::vector<std::vector<std::string>> lines;
     const int rc = guarded_main(name.c_str(), [&] {
-        if (argc != 3) throw UsageError("--batch takes one FILE and nothing else: put every option in its lines");
-        lines = batch_lines(argv[2]);
+        if (argc != (joined ? 2 : 3))
+            throw UsageError("--batch takes one FILE and nothing else: put every option in its lines");
+        lines = batch_lines(joined ? first.substr(8) : std::string(argv[2]));
         return kOk;
     });
     if (rc != kOk) return rc;
