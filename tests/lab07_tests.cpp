@@ -303,4 +303,31 @@ TEST_CASE("lab07 Oclgrind reports count++ and the lecture's lock as races, the a
     CHECK(raced(run("lock", test::fixture("lock_plain_record_07")), "lockFence"));
 }
 
+TEST_CASE("lab07 on Oclgrind a lock never released gives up after 4096 tries, a right one verifies") {
+    if (!test::have_oclgrind()) return;
+    auto lock = [](const std::string &kernels, std::vector<std::string> more = {}) {
+        std::vector<std::string> args{"--kernels", kernels, "--variant", "lock", "--groups", "3",
+                                      "--wg", "16"};
+        args.insert(args.end(), more.begin(), more.end());
+        auto r = test::run_on_oclgrind(kLab, args);
+        CAPTURE(r.process.out);
+        CAPTURE(r.process.err);
+        REQUIRE_FALSE(r.process.timed_out);
+        return r.process;
+    };
+    // Groups run one at a time there, so a right lock is free at every group's first try.
+    const auto right = lock(test::source("solutions"));
+    CHECK(right.exit_code == 0);
+    CHECK(right.out.find("spins at most 4096") != std::string::npos);
+    CHECK(line_of(right.out, "lockFence").find("verified") != std::string::npos);
+    // The lock taken and never released: the later groups give up at the smaller bound.
+    const auto held = lock(test::fixture("lock_never_released_07"));
+    CHECK(held.exit_code == 1);
+    CHECK(held.out.find("gave up after --spins 4096 tries each") != std::string::npos);
+    CHECK(line_of(held.out, "lockFence").find("2/3 group(s) gave up") != std::string::npos);
+    // --spins still decides when it is given.
+    const auto given = lock(test::fixture("lock_never_released_07"), {"--spins", "100"});
+    CHECK(given.out.find("gave up after --spins 100 tries each") != std::string::npos);
+}
+
 }  // TEST_SUITE

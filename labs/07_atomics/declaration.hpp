@@ -47,7 +47,8 @@ inline const synclab::Declaration kLab{
         [](cxxopts::Options &p) {
             p.add_options()
                 ("spins", "the most tries of any wait (the lock, a compare-and-swap retry) before "
-                          "it gives up", cxxopts::value<int>()->default_value("1000000"))
+                          "it gives up (on Oclgrind, which runs one group at a time: 4096)",
+                 cxxopts::value<int>()->default_value("1000000"))
                 ("cas-budget", "the most compare-and-swap tries one float-sum launch may spend, "
                                "all work-items together, before every one gives up",
                  cxxopts::value<long long>()->default_value("2147483648"))
