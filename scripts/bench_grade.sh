@@ -4,7 +4,9 @@
 # (student, lab). The gradebooks must agree row for row.
 # Usage: scripts/bench_grade.sh [N=200] [J...]   (from any folder, after a build)
 # BENCH_LABS=01,02,... grades only those labs (as an earlier measurement did); BENCH_GRADER=PATH
-# times another build's grader (beside its own labs) on the same class.
+# times another build's grader (beside its own labs) on the same class; BENCH_DEVICE=SPEC gives
+# the grader --device SPEC (e.g. nvidia: the dynamic runs on a GPU); BENCH_KEEP=DIR keeps the
+# gradebooks there (gJ.csv for -j J).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-200}
@@ -16,6 +18,7 @@ grader=${BENCH_GRADER:-build/bin/synclab-grade}
 [ -x "$grader" ] || { echo "bench_grade: build first (bash scripts/setup.sh)" >&2; exit 2; }
 lab_args=()
 [ -z "${BENCH_LABS:-}" ] || lab_args=(--labs "$BENCH_LABS")
+[ -z "${BENCH_DEVICE:-}" ] || lab_args+=(--device "$BENCH_DEVICE")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # A class as a class looks: a third finished every lab, a third handed in the starters, a third
@@ -56,3 +59,4 @@ done
 [ ${#runs[@]} -lt 2 ] || echo "the gradebooks agree row for row"
 # What the class was graded as, by kind: the bench is only worth its time if the grades are right.
 cut -d, -f3,4 "$work/g${runs[0]}.csv" | tail -n +2 | sort | uniq -c | sort -rn
+[ -z "${BENCH_KEEP:-}" ] || { mkdir -p "$BENCH_KEEP" && cp "$work"/g*.csv "$BENCH_KEEP/"; }

@@ -93,8 +93,10 @@ TEST_CASE("the grader grades every fixture as the fixture says and leaves the fo
 
 TEST_CASE("grading the solutions passes every gradable lab") {
     TempDir out;
+    // The grader's own POCL setting does not reach the labs: they run on two compute units.
     const auto r = run_grader({"--kernels", test::source("solutions"), "--timeout", "30", "--csv",
-                          out / "g.csv", "--junit", out / "junit"});
+                          out / "g.csv", "--junit", out / "junit"}, 170,
+                              {{"POCL_CPU_MAX_CU_NUM", "1"}, {"POCL_MAX_PTHREAD_COUNT", "1"}});
     CAPTURE(r.out);
     CAPTURE(r.err);
     CHECK(r.exit_code == 0);
@@ -108,7 +110,10 @@ TEST_CASE("grading the solutions passes every gradable lab") {
     }
     CHECK(lab01);
     if (test::have_oclgrind()) CHECK(contains(rows.front().reason, "Oclgrind: no findings"));
-    CHECK(contains(read_file(out / "junit/solutions.xml"), "failures=\"0\""));
+    const std::string junit = read_file(out / "junit/solutions.xml");
+    CHECK(contains(junit, "failures=\"0\""));
+    // Lab 09 names the compute units it found in each run's first line (Oclgrind's: 1).
+    CHECK(contains(junit, "resident at once (2 compute units)"));
 }
 
 TEST_CASE("with a list of devices every dynamic run happens on each of them") {
@@ -140,7 +145,7 @@ TEST_CASE("with a list of devices every dynamic run happens on each of them") {
 }
 
 // A lab written as a script, beside a copy of the grader: it declares the grading runs named in
-// FAKE_STEPS and, run with --batch, logs each run (its process, and the POCL setting it was
+// FAKE_STEPS and, run with --batch, logs each run (its process, and the POCL settings it was
 // given) and ends it as its --step says.
 const char *kScriptedLab = R"SH(#!/bin/bash
 if [ "$1" = --describe ]; then
@@ -155,7 +160,7 @@ while IFS=$'\t' read -r -a args; do
   for ((i = 0; i < ${#args[@]}; ++i)); do
     case ${args[i]} in --verdict) verdict=${args[i+1]} ;; --step) step=${args[i+1]} ;; esac
   done
-  echo "$$ $step ${POCL_WORK_GROUP_SPECIALIZATION-unset}" >> "$FAKE_LOG"
+  echo "$$ $step ${POCL_WORK_GROUP_SPECIALIZATION-unset} ${POCL_CPU_MAX_CU_NUM-unset}/${POCL_MAX_PTHREAD_COUNT-unset}" >> "$FAKE_LOG"
   printf 'synclab-verdict\t1\nseed\t5\n' > "$verdict"
   case $step in
     ok) printf 'variant\ta\tverified\t-\nresult\t0\tverified\t-\t-\n' >> "$verdict" ;;
@@ -180,8 +185,11 @@ TEST_CASE("a lab's grading runs share one process, which stops at the first fail
     const std::string log = dir / "log";
     auto grade = [&](const std::string &steps, bool per_size = false) {
         fs::remove(log);
+        // The grader's own POCL setting (a host's 16 threads) must not reach the lab.
         std::map<std::string, std::string> env{{"FAKE_STEPS", steps}, {"FAKE_LOG", log},
-                                               {"SYNCLAB_GRADE_SANDBOX", "off"}};
+                                               {"SYNCLAB_GRADE_SANDBOX", "off"},
+                                               {"POCL_CPU_MAX_CU_NUM", "16"},
+                                               {"POCL_MAX_PTHREAD_COUNT", "16"}};
         if (per_size) env["FAKE_BUILD_PER_SIZE"] = "1";
         const std::string csv = dir / "g.csv";
         synclab::ProcessLimits limits;
@@ -194,9 +202,10 @@ TEST_CASE("a lab's grading runs share one process, which stops at the first fail
         REQUIRE(r.exited);
         const auto rows = read_gradebook(csv);
         REQUIRE(rows.size() == 1);
-        std::vector<std::vector<std::string>> runs;  // {pid, step, POCL setting}
+        std::vector<std::vector<std::string>> runs;  // {pid, step, POCL settings}
         std::istringstream in(read_file(log));
-        for (std::string pid, step, spec; in >> pid >> step >> spec;) runs.push_back({pid, step, spec});
+        for (std::string pid, step, spec, cus; in >> pid >> step >> spec >> cus;)
+            runs.push_back({pid, step, spec, cus});
         return std::make_pair(rows[0], runs);
     };
 
@@ -207,10 +216,12 @@ TEST_CASE("a lab's grading runs share one process, which stops at the first fail
     for (const auto &run : pass_runs) {
         CHECK(run[0] == pass_runs[0][0]);  // one process
         CHECK(run[2] == "0");  // one build meets every size: POCL compiles once for all of them
+        CHECK(run[3] == "2/2");  // two threads, whatever the host (or the grader's setting) has
     }
     const auto [per_size, per_size_runs] = grade("ok ok", true);
     REQUIRE(per_size_runs.size() == 2);
     CHECK(per_size_runs[0][2] == "1");  // a build per size: POCL specialises, as it would anyway
+    CHECK(per_size_runs[0][3] == "2/2");
 
     const auto [wrong, wrong_runs] = grade("ok wrong ok");
     CHECK(wrong.kind == "wrong-answer");

@@ -198,7 +198,9 @@ std::string signal_name(int sig) {
 }
 
 std::map<std::string, std::string> dynamic_run_env(const synclab::Declaration &lab) {
-    return {{"POCL_WORK_GROUP_SPECIALIZATION", lab.build_per_size ? "1" : "0"}};
+    return {{"POCL_WORK_GROUP_SPECIALIZATION", lab.build_per_size ? "1" : "0"},
+            {"POCL_CPU_MAX_CU_NUM", kGradingComputeUnits},      // POCL 4 and later
+            {"POCL_MAX_PTHREAD_COUNT", kGradingComputeUnits}};  // POCL 3 (Debian 12's 3.1)
 }
 
 bool oclgrind_listed(const std::string &executable, const volatile int *stop) {
