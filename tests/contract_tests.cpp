@@ -172,6 +172,31 @@ TEST_CASE("--variant takes a comma-separated list, and an unknown name in it is 
     test::check_usage_error("lab01_workgroup_reduce", {"--variant", ""}, "unknown --variant ''");
 }
 
+TEST_CASE("a work-group larger than the device allows is 'unsupported', not a usage error") {
+    // The grader reports such a run as not checked on that device (a GPU may allow a kernel
+    // fewer work-items than its maximum); a size no tree can use stays the student's mistake.
+    TempDir dir;
+    const auto big = test::run_lab("lab01_workgroup_reduce", {"--kernels", test::source("solutions"),
+                                                              "--wg", "8192", "--exact", "--verdict",
+                                                              dir / "v"});
+    CAPTURE(big.err);
+    CHECK(big.exit_code == 2);
+    CHECK(contains(big.err, "work-group size 8192 is above this device's maximum of"));
+    std::ifstream in(dir / "v");
+    std::stringstream text;
+    text << in.rdbuf();
+    const auto v = parse_verdict(text.str());
+    CHECK(v.kind == "unsupported");
+    CHECK(contains(v.message, "above this device's maximum of"));
+    const auto odd = test::run_lab("lab01_workgroup_reduce", {"--kernels", test::source("solutions"),
+                                                              "--wg", "3000", "--verdict", dir / "w"});
+    CHECK(odd.exit_code == 2);
+    std::ifstream in2(dir / "w");
+    std::stringstream text2;
+    text2 << in2.rdbuf();
+    CHECK(parse_verdict(text2.str()).kind == "usage");
+}
+
 TEST_CASE("--batch runs its lines in one process, each with its own verdict, until one fails") {
     TempDir dir;
     auto verdict_of = [&](int k) {

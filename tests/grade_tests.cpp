@@ -166,6 +166,7 @@ while IFS=$'\t' read -r -a args; do
     ok) printf 'variant\ta\tverified\t-\nresult\t0\tverified\t-\t-\n' >> "$verdict" ;;
     wrong) printf 'variant\ta\twrong\tk: 3 sums wrong\nresult\t1\twrong\t-\t-\n' >> "$verdict"; exit 1 ;;
     crash) kill -SEGV $$ ;;
+    unsupported) printf 'result\t2\tunsupported\t-\tgroups of 1024 are above this device'"'"'s 256\n' >> "$verdict"; exit 2 ;;
     quit) rm "$verdict"; exit 0 ;;  # ends well, but with no verdict and runs left
   esac
 done < "$2"
@@ -233,6 +234,25 @@ TEST_CASE("a lab's grading runs share one process, which stops at the first fail
     CHECK(contains(crash.reason, "SIGSEGV"));
     CHECK(contains(crash.reason, "(--step crash --seed 5)"));
     CHECK(crash_runs.size() == 3);
+
+    // A run the device cannot make is not checked, said so, and the runs after it go on in a
+    // new process; a lab with no run made is never a pass.
+    const auto [unrun, unrun_runs] = grade("ok unsupported ok");
+    CHECK(unrun.grade == "pass");
+    CHECK(contains(unrun.reason, "2 run(s) right"));
+    CHECK(contains(unrun.reason, "not checked: --step unsupported (groups of 1024 are above this device's 256)"));
+    REQUIRE(unrun_runs.size() == 3);
+    CHECK(unrun_runs[1][0] == unrun_runs[0][0]);
+    CHECK(unrun_runs[2][0] != unrun_runs[0][0]);
+    const auto [after, after_runs] = grade("unsupported wrong");
+    CHECK(after.kind == "wrong-answer");
+    CHECK(contains(after.reason, "not checked: --step unsupported"));
+    CHECK(after_runs.size() == 2);
+    const auto [none, none_runs] = grade("unsupported unsupported");
+    CHECK(none.grade == "fail");
+    CHECK(none.kind == "error");
+    CHECK(contains(none.reason, "no grading run could run here: --step unsupported"));
+    CHECK(none_runs.size() == 2);
 
     // A batch that ends well before its last run is no pass: the run it left is an error.
     const auto [quit, quit_runs] = grade("ok quit ok");

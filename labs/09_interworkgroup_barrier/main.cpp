@@ -28,7 +28,7 @@ static Workload workload(const Lab &lab) {
     w.skew = pick("skew", 0, 1u << 12, 1u << 10);
     w.grace = pick("grace", 8, 1u << 19, 1u << 12);
     if (w.wg > dev.max_wg)
-        throw UsageError("--wg " + std::to_string(w.wg) + " is more than this device's largest "
+        throw Unsupported("--wg " + std::to_string(w.wg) + " is more than this device's largest "
                          "work-group: use --wg " + std::to_string(dev.max_wg) + " or less");
     if (w.n < 2 || w.n > (std::size_t(1) << 28))
         throw UsageError("-n " + std::to_string(w.n) + " is out of range: use -n 2 to 268435456");

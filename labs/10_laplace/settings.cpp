@@ -58,7 +58,7 @@ Settings settings(const Lab &lab) {
             throw UsageError("--shapes " + b.text() + " has more work-items than this device's "
                              "largest work-group (" + std::to_string(dev.max_wg) + ")");
     if (s.block.x * s.block.y > dev.max_wg)
-        throw UsageError("--block " + s.block.text() + " is " + std::to_string(s.block.x * s.block.y) +
+        throw Unsupported("--block " + s.block.text() + " is " + std::to_string(s.block.x * s.block.y) +
                          " work-items, more than this device's largest work-group: use at most " +
                          std::to_string(dev.max_wg));
     if (s.sweeps < 1 || s.sweeps > 1000000)

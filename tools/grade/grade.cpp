@@ -360,39 +360,58 @@ Result grade_lab(const Recipe &recipe, const std::string &student, const std::st
     // (1) Dynamic runs: every graded variant, every argument set, one lab process per device
     // (--batch): the runs share what the OpenCL implementation loads once per process. The
     // first failure ends them, gives the kind and the reason, and names every failed variant.
+    // A run this device cannot make (a work-group size above its limit; a GPU's limit may be a
+    // kernel's, from its registers) checks nothing there: it is "not checked (why)", and the
+    // runs after it go on in a new process.
     std::string kind, reason;
-    std::vector<std::string> failed;
+    std::vector<std::string> failed, not_run;
     int runs = 0;
     for (std::size_t d = 0; d < s.devices.size() && kind.empty(); ++d) {
         const std::string &device = s.devices[d];
+        const std::string on_device = device.empty() ? "" : " --device " + device;
         std::vector<synclab::Args> sets = recipe.runs;
         if (s.quick && sets.size() > 1) sets.resize(1);
         if (sets.empty()) break;  // a lab that declares no dynamic run
-        if (*stop) return finish("", "", "");
-        const std::vector<Run> done = run_batch(sets, device, s.device_memory_bytes.at(d));
-        if (*stop) return finish("", "", "");
-        for (std::size_t i = 0; i < done.size() && kind.empty(); ++i) {
-            const Run &run_result = done[i];
-            note_run(r, run_result, "run");
-            ++runs;
-            note_skips(run_result);
-            std::tie(kind, reason) = classify(run_result, copy, s.timeout_s);
-            if (kind.empty()) continue;
-            for (const auto &v : run_result.verdict.variants)
-                if (v.state == "wrong" &&
-                    std::find(recipe.variants.begin(), recipe.variants.end(), v.variant) !=
-                        recipe.variants.end())
-                    failed.push_back(v.variant);
-            if (kind == "wrong-answer" || kind == "crash") {
-                std::string where = join(sets[i]);
-                if (!device.empty()) where += " --device " + device;
-                const std::string seed = run_result.verdict.seed;
-                if (!seed.empty()) where += " --seed " + seed;
-                reason += " (" + where + ")";
+        for (std::size_t from = 0; from < sets.size() && kind.empty();) {
+            if (*stop) return finish("", "", "");
+            const std::vector<Run> done =
+                run_batch({sets.begin() + static_cast<std::ptrdiff_t>(from), sets.end()}, device,
+                          s.device_memory_bytes.at(d));
+            if (*stop) return finish("", "", "");
+            std::size_t next = sets.size();
+            for (std::size_t j = 0; j < done.size() && kind.empty(); ++j) {
+                const std::size_t i = from + j;
+                const Run &run_result = done[j];
+                note_run(r, run_result, "run");
+                const auto &v = run_result.verdict;
+                if (v.finished && v.kind == "unsupported" && run_result.process.exited &&
+                    run_result.process.exit_code == v.exit_code) {
+                    not_run.push_back(join(sets[i]) + on_device + " (" +
+                                      clip(relative(v.message, copy), 160) + ")");
+                    next = i + 1;
+                    break;
+                }
+                ++runs;
+                note_skips(run_result);
+                std::tie(kind, reason) = classify(run_result, copy, s.timeout_s);
+                if (kind.empty()) continue;
+                for (const auto &var : v.variants)
+                    if (var.state == "wrong" &&
+                        std::find(recipe.variants.begin(), recipe.variants.end(), var.variant) !=
+                            recipe.variants.end())
+                        failed.push_back(var.variant);
+                if (kind == "wrong-answer" || kind == "crash") {
+                    std::string where = join(sets[i]) + on_device;
+                    if (!v.seed.empty()) where += " --seed " + v.seed;
+                    reason += " (" + where + ")";
+                }
             }
+            from = next;
         }
     }
     if (failed.size() > 1) reason += "; failed variants: " + join(failed);
+    if (kind.empty() && runs == 0 && !not_run.empty())  // nothing checked is never a pass
+        return finish("fail", "error", "no grading run could run here: " + not_run.front());
     // A build error or a hang would only repeat itself on Oclgrind.
     if (kind == "compile-error" || kind == "timeout" || kind == "error")
         return finish("fail", kind, reason);
@@ -402,6 +421,7 @@ Result grade_lab(const Recipe &recipe, const std::string &student, const std::st
     for (const auto &[variant, why] : unchecked)
         if (!checked.count(variant))
             skipped_note += "; not checked: " + variant + " (" + clip(why, 160) + ")";
+    for (const auto &line : not_run) skipped_note += "; not checked: " + line;
 
     // (2) The race check: the lab on Oclgrind records each finding; a finding fails the lab,
     // or explains a wrong answer.
