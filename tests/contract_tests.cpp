@@ -195,6 +195,19 @@ TEST_CASE("a work-group larger than the device allows is 'unsupported', not a us
     std::stringstream text2;
     text2 << in2.rdbuf();
     CHECK(parse_verdict(text2.str()).kind == "usage");
+    // A lab's own device check says the same, and only once its other options are right.
+    auto kind_of = [&](const std::vector<std::string> &args) {
+        std::vector<std::string> all{"--kernels", test::source("solutions"), "--verdict", dir / "x"};
+        all.insert(all.end(), args.begin(), args.end());
+        const auto r = test::run_lab("lab09_interworkgroup_barrier", all);
+        CHECK(r.exit_code == 2);
+        std::ifstream f(dir / "x");
+        std::stringstream t;
+        t << f.rdbuf();
+        return parse_verdict(t.str()).kind;
+    };
+    CHECK(kind_of({"--wg", "8192"}) == "unsupported");
+    CHECK(kind_of({"--wg", "8192", "--steps", "0"}) == "usage");
 }
 
 TEST_CASE("--batch runs its lines in one process, each with its own verdict, until one fails") {

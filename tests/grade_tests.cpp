@@ -96,7 +96,7 @@ TEST_CASE("grading the solutions passes every gradable lab") {
     // The grader's own POCL setting does not reach the labs: they run on two compute units.
     const auto r = run_grader({"--kernels", test::source("solutions"), "--timeout", "30", "--csv",
                           out / "g.csv", "--junit", out / "junit"}, 170,
-                              {{"POCL_CPU_MAX_CU_NUM", "1"}, {"POCL_MAX_PTHREAD_COUNT", "1"}});
+                              {{"POCL_CPU_MAX_CU_COUNT", "1"}, {"POCL_MAX_PTHREAD_COUNT", "1"}});
     CAPTURE(r.out);
     CAPTURE(r.err);
     CHECK(r.exit_code == 0);
@@ -160,7 +160,7 @@ while IFS=$'\t' read -r -a args; do
   for ((i = 0; i < ${#args[@]}; ++i)); do
     case ${args[i]} in --verdict) verdict=${args[i+1]} ;; --step) step=${args[i+1]} ;; esac
   done
-  echo "$$ $step ${POCL_WORK_GROUP_SPECIALIZATION-unset} ${POCL_CPU_MAX_CU_NUM-unset}/${POCL_MAX_PTHREAD_COUNT-unset}" >> "$FAKE_LOG"
+  echo "$$ $step ${POCL_WORK_GROUP_SPECIALIZATION-unset} ${POCL_CPU_MAX_CU_COUNT-unset}/${POCL_MAX_PTHREAD_COUNT-unset}/${POCL_CPU_MIN_CU_COUNT-unset}" >> "$FAKE_LOG"
   printf 'synclab-verdict\t1\nseed\t5\n' > "$verdict"
   case $step in
     ok) printf 'variant\ta\tverified\t-\nresult\t0\tverified\t-\t-\n' >> "$verdict" ;;
@@ -184,20 +184,22 @@ TEST_CASE("a lab's grading runs share one process, which stops at the first fail
     fs::create_directories(dir.path / "kernels");  // the project's starter, which the grader looks for
     fs::copy_file(student / "99_scripted.cl", dir.path / "kernels" / "99_scripted.cl");
     const std::string log = dir / "log";
-    auto grade = [&](const std::string &steps, bool per_size = false) {
+    auto grade = [&](const std::string &steps, bool per_size = false, bool quick = false) {
         fs::remove(log);
         // The grader's own POCL setting (a host's 16 threads) must not reach the lab.
         std::map<std::string, std::string> env{{"FAKE_STEPS", steps}, {"FAKE_LOG", log},
                                                {"SYNCLAB_GRADE_SANDBOX", "off"},
-                                               {"POCL_CPU_MAX_CU_NUM", "16"},
-                                               {"POCL_MAX_PTHREAD_COUNT", "16"}};
+                                               {"POCL_CPU_MAX_CU_COUNT", "16"},
+                                               {"POCL_MAX_PTHREAD_COUNT", "16"},
+                                               {"POCL_CPU_MIN_CU_COUNT", "16"}};
         if (per_size) env["FAKE_BUILD_PER_SIZE"] = "1";
         const std::string csv = dir / "g.csv";
         synclab::ProcessLimits limits;
         limits.timeout_s = 60;
-        const auto r = synclab::run_process({(bin / kGrader).string(), "--kernels", student.string(),
-                                             "--csv", csv, "--junit", dir / "junit", "--restart"},
-                                            env, limits);
+        std::vector<std::string> argv{(bin / kGrader).string(), "--kernels", student.string(),
+                                      "--csv", csv, "--junit", dir / "junit", "--restart"};
+        if (quick) argv.push_back("--quick");
+        const auto r = synclab::run_process(argv, env, limits);
         CAPTURE(r.out);
         CAPTURE(r.err);
         REQUIRE(r.exited);
@@ -217,12 +219,12 @@ TEST_CASE("a lab's grading runs share one process, which stops at the first fail
     for (const auto &run : pass_runs) {
         CHECK(run[0] == pass_runs[0][0]);  // one process
         CHECK(run[2] == "0");  // one build meets every size: POCL compiles once for all of them
-        CHECK(run[3] == "2/2");  // two threads, whatever the host (or the grader's setting) has
+        CHECK(run[3] == "2/2/unset");  // two threads, whatever the host (or the grader's setting) has
     }
     const auto [per_size, per_size_runs] = grade("ok ok", true);
     REQUIRE(per_size_runs.size() == 2);
     CHECK(per_size_runs[0][2] == "1");  // a build per size: POCL specialises, as it would anyway
-    CHECK(per_size_runs[0][3] == "2/2");
+    CHECK(per_size_runs[0][3] == "2/2/unset");
 
     const auto [wrong, wrong_runs] = grade("ok wrong ok");
     CHECK(wrong.kind == "wrong-answer");
@@ -248,6 +250,17 @@ TEST_CASE("a lab's grading runs share one process, which stops at the first fail
     CHECK(after.kind == "wrong-answer");
     CHECK(contains(after.reason, "not checked: --step unsupported"));
     CHECK(after_runs.size() == 2);
+    const auto [last, last_runs] = grade("ok ok unsupported");
+    CHECK(last.grade == "pass");
+    CHECK(contains(last.reason, "2 run(s) right"));
+    CHECK(contains(last.reason, "not checked: --step unsupported"));
+    CHECK(last_runs.size() == 3);
+    // --quick: the first run the device can make, and only that one.
+    const auto [quick, quick_runs] = grade("unsupported ok wrong", false, true);
+    CHECK(quick.grade == "pass");
+    CHECK(contains(quick.reason, "1 run(s) right"));
+    CHECK(contains(quick.reason, "not checked: --step unsupported"));
+    CHECK(quick_runs.size() == 2);
     const auto [none, none_runs] = grade("unsupported unsupported");
     CHECK(none.grade == "fail");
     CHECK(none.kind == "error");

@@ -69,7 +69,7 @@ static int run(Lab &lab) {
             check_launch(r.kernels[1], dev.device, wg, wg * sizeof(float));
         } else if (n > dev.max_wg) {  // one group cannot hold N work-items here
             if (o.variant != "all")
-                throw UsageError("-n " + std::to_string(n) + " is more than one work-group holds "
+                throw Unsupported("-n " + std::to_string(n) + " is more than one work-group holds "
                                  "on this device (" + std::to_string(dev.max_wg) + "): use -n " +
                                  std::to_string(dev.max_wg) + " or less, or --variant groups");
             skipped.push_back(v);

@@ -30,7 +30,8 @@ static Setup setup(Lab &lab) {
     s.iters = x["iters"].as<int>();
     s.need_every = x["need-every"].as<int>();
     if (dev.is_oclgrind() && !x.count("iters")) s.iters = 8;
-    // Oclgrind runs one group at a time, so a right lock is free whenever a group asks for it:
+    // Oclgrind runs one group at a time (one worker thread, set in main), so a right lock is free
+    // whenever a group asks for it:
     // a few thousand tries are plenty there, where a lock never released spins a million
     // simulated tries (seconds) before it gives up.
     if (dev.is_oclgrind() && !x.count("spins")) s.spins = 4096;
@@ -98,4 +99,9 @@ static int run(Lab &lab) {
     return lab.exit_code(verdicts);
 }
 
-int main(int argc, char **argv) { return run_lab(argc, argv, kLab, run); }
+int main(int argc, char **argv) {
+    // Oclgrind runs groups on one worker thread per core unless told: with one, groups run one
+    // at a time, as the smaller --spins there assumes. The caller's setting wins.
+    setenv("OCLGRIND_NUM_THREADS", "1", 0);
+    return run_lab(argc, argv, kLab, run);
+}

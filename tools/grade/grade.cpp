@@ -199,8 +199,11 @@ std::string signal_name(int sig) {
 
 std::map<std::string, std::string> dynamic_run_env(const synclab::Declaration &lab) {
     return {{"POCL_WORK_GROUP_SPECIALIZATION", lab.build_per_size ? "1" : "0"},
-            {"POCL_CPU_MAX_CU_NUM", kGradingComputeUnits},      // POCL 4 and later
-            {"POCL_MAX_PTHREAD_COUNT", kGradingComputeUnits}};  // POCL 3 (Debian 12's 3.1)
+            {"POCL_CPU_MAX_CU_COUNT", kGradingComputeUnits},   // POCL 4 and later
+            {"POCL_MAX_PTHREAD_COUNT", kGradingComputeUnits},  // POCL 3 (Debian 12's 3.1); 4+ too
+            // POCL takes the larger of the maximum and a minimum: none of the caller's minimums.
+            {"POCL_CPU_MIN_CU_COUNT", ""},
+            {"POCL_PTHREAD_MIN_THREADS", ""}};
 }
 
 bool oclgrind_listed(const std::string &executable, const volatile int *stop) {
@@ -369,14 +372,16 @@ Result grade_lab(const Recipe &recipe, const std::string &student, const std::st
     for (std::size_t d = 0; d < s.devices.size() && kind.empty(); ++d) {
         const std::string &device = s.devices[d];
         const std::string on_device = device.empty() ? "" : " --device " + device;
-        std::vector<synclab::Args> sets = recipe.runs;
-        if (s.quick && sets.size() > 1) sets.resize(1);
+        const std::vector<synclab::Args> &sets = recipe.runs;
         if (sets.empty()) break;  // a lab that declares no dynamic run
         for (std::size_t from = 0; from < sets.size() && kind.empty();) {
             if (*stop) return finish("", "", "");
+            // --quick: the first run this device can make, alone.
+            const std::size_t upto = s.quick ? from + 1 : sets.size();
             const std::vector<Run> done =
-                run_batch({sets.begin() + static_cast<std::ptrdiff_t>(from), sets.end()}, device,
-                          s.device_memory_bytes.at(d));
+                run_batch({sets.begin() + static_cast<std::ptrdiff_t>(from),
+                           sets.begin() + static_cast<std::ptrdiff_t>(upto)},
+                          device, s.device_memory_bytes.at(d));
             if (*stop) return finish("", "", "");
             std::size_t next = sets.size();
             for (std::size_t j = 0; j < done.size() && kind.empty(); ++j) {
@@ -447,7 +452,10 @@ Result grade_lab(const Recipe &recipe, const std::string &student, const std::st
     const std::map<std::string, std::string> og_env{{"OCLGRIND_DATA_RACES", ""},
                                                     {"OCLGRIND_UNINITIALIZED", ""},
                                                     {"OCLGRIND_UNIFORM_WRITES", ""},
-                                                    {"OCLGRIND_MAX_ERRORS", ""}};
+                                                    {"OCLGRIND_MAX_ERRORS", ""},
+                                                    // one group at a time: deterministic, and one
+                                                    // core per race check under -j
+                                                    {"OCLGRIND_NUM_THREADS", "1"}};
     const Run og = run(args, og_env, s.oclgrind_memory_bytes);
     if (*stop) return finish("", "", "");
     note_run(r, og, "race check on Oclgrind");

@@ -55,11 +55,11 @@ Result grade_lab(const Recipe &recipe, const std::string &student, const std::st
 // optimisation, without the size as a constant, as a GPU compiles it. Three sizes on one build
 // then cost one compile, not three; where each build meets one size (build_per_size: -D WG) the
 // compile for every size is the slower one, so POCL specialises there.
-// POCL's CPU device gets two compute units (threads), whatever the host has: the grade of a
-// kernel never depends on the grading machine's core count, it is what CI's two cores measure,
-// and -j N lab processes on N cores never crowd a spin barrier's groups off the cores (16
+// POCL's CPU device gets two compute units (threads), whatever the host has: a kernel's grade
+// depends far less on the grading machine's core count, it is what CI's two cores measure, and
+// -j N lab processes on N cores put two threads on a core, not one per host core each (16
 // threads a process on a busy 8-core host left a right barrier's groups unscheduled past its
-// budget: graded wrong).
+// budget: graded wrong). The price: a spin barrier is graded over two groups.
 inline constexpr const char *kGradingComputeUnits = "2";
 std::map<std::string, std::string> dynamic_run_env(const synclab::Declaration &lab);
 

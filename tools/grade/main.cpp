@@ -226,8 +226,8 @@ network, only the copy writable; SYNCLAB_GRADE_SANDBOX=off turns it off), always
      (what, kernel, file:line, likely fix). Skipped, and said so in every row, when Oclgrind
      is not installed (or with --quick / --no-oclgrind).
 A lab whose file is not in the folder is "missing". Demonstration variants (lab 01's nosync)
-are never graded; a variant no device here can run, and a run the device cannot make (a
-work-group above its limit), are "not checked (why)", never a pass.
+are never graded; a variant no device here can run, and a run above the device's largest
+work-group, are "not checked (why)" (a lab with no run made is an error, never a pass).
 
 Outputs (never inside a submission):
   --csv FILE       the gradebook: student,lab,grade,kind,reason,seconds (a name or reason

@@ -217,11 +217,16 @@ void check_launch(const cl::Kernel &k, const cl::Device &dev, std::size_t wg,
     const std::size_t dev_max = dev.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
     const std::size_t k_max = k.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(dev);
     const std::size_t max = std::min(dev_max, k_max);
-    if (wg > max)  // the device's limit (a GPU's may be the kernel's registers): not the run's fault
-        throw Unsupported("work-group size " + std::to_string(wg) + " is above this device's " +
-                         "maximum of " + std::to_string(max) + " for kernel " +
-                         k.getInfo<CL_KERNEL_FUNCTION_NAME>() + ": use --wg " +
-                         std::to_string(max) + " or less");
+    if (wg > max) {
+        const std::string what = "work-group size " + std::to_string(wg) + " is above this device's " +
+                                 "maximum of " + std::to_string(max) + " for kernel " +
+                                 k.getInfo<CL_KERNEL_FUNCTION_NAME>() + ": use --wg " +
+                                 std::to_string(max) + " or less";
+        // Above the device's own limit no kernel could run it. Below it the limit is this
+        // kernel's (a GPU's falls with the kernel's registers), which its source controls.
+        if (wg > dev_max) throw Unsupported(what);
+        throw UsageError(what);
+    }
     // The kernel's own __local arrays (its arguments' are not set yet) plus what the launch
     // gives it per work-group.
     const cl_ulong local = dev.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
