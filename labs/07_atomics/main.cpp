@@ -31,9 +31,8 @@ static Setup setup(Lab &lab) {
     s.need_every = x["need-every"].as<int>();
     if (dev.is_oclgrind() && !x.count("iters")) s.iters = 8;
     // Oclgrind runs one group at a time (one worker thread, set in main), so a right lock is free
-    // whenever a group asks for it:
-    // a few thousand tries are plenty there, where a lock never released spins a million
-    // simulated tries (seconds) before it gives up.
+    // whenever a group asks for it: a few thousand tries are plenty there, where a lock never
+    // released spins a million simulated tries (seconds) before it gives up.
     if (dev.is_oclgrind() && !x.count("spins")) s.spins = 4096;
     if (s.spins < 1) throw UsageError("--spins " + std::to_string(s.spins) + " must be at least 1: use --spins 1000000");
     if (s.iters < 0 || s.iters > (1 << 20))

@@ -198,6 +198,7 @@ std::string signal_name(int sig) {
 }
 
 std::map<std::string, std::string> dynamic_run_env(const synclab::Declaration &lab) {
+    const char *kGradingComputeUnits = "2";  // why: grade.hpp
     return {{"POCL_WORK_GROUP_SPECIALIZATION", lab.build_per_size ? "1" : "0"},
             {"POCL_CPU_MAX_CU_COUNT", kGradingComputeUnits},   // POCL 4 and later
             {"POCL_MAX_PTHREAD_COUNT", kGradingComputeUnits},  // POCL 3 (Debian 12's 3.1); 4+ too
@@ -363,9 +364,9 @@ Result grade_lab(const Recipe &recipe, const std::string &student, const std::st
     // (1) Dynamic runs: every graded variant, every argument set, one lab process per device
     // (--batch): the runs share what the OpenCL implementation loads once per process. The
     // first failure ends them, gives the kind and the reason, and names every failed variant.
-    // A run this device cannot make (a work-group size above its limit; a GPU's limit may be a
-    // kernel's, from its registers) checks nothing there: it is "not checked (why)", and the
-    // runs after it go on in a new process.
+    // A run this device cannot make (a work-group above the device's own largest; a kernel's
+    // lower limit is the kernel's doing and stays an error) checks nothing there: it is "not
+    // checked (why)", and the runs after it go on in a new process.
     std::string kind, reason;
     std::vector<std::string> failed, not_run;
     int runs = 0;

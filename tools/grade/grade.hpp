@@ -60,7 +60,6 @@ Result grade_lab(const Recipe &recipe, const std::string &student, const std::st
 // -j N lab processes on N cores put two threads on a core, not one per host core each (16
 // threads a process on a busy 8-core host left a right barrier's groups unscheduled past its
 // budget: graded wrong). The price: a spin barrier is graded over two groups.
-inline constexpr const char *kGradingComputeUnits = "2";
 std::map<std::string, std::string> dynamic_run_env(const synclab::Declaration &lab);
 
 // Whether the lab lists an Oclgrind device. It ends its child when *stop becomes non-zero.
