@@ -489,6 +489,33 @@ TEST_CASE("every work-item writing one place is told to let one of them write it
     CHECK(m.find("CLK_LOCAL_MEM_FENCE") == std::string::npos);  // no barrier fixes it
 }
 
+TEST_CASE("the Envs of one device share its context and build each source once; Oclgrind's do not") {
+    const std::string source = "__kernel void k(__global int *x) { x[0] = 1; }\n";
+    Env a(select_device("")), b(select_device(""));
+    CHECK(a.context() == b.context());
+    CHECK(a.queue() != b.queue());
+    const cl::Program once = build_source(a.context, a.info.device, source, "same.cl");
+    CHECK(build_source(b.context, b.info.device, source, "same.cl")() == once());
+    CHECK(build_source(b.context, b.info.device, source + "\n", "same.cl")() != once());
+    CHECK(build_source(b.context, b.info.device, source, "other.cl")() != once());
+    // The options are part of what is kept.
+    const std::string kernels = test::source("solutions");
+    const cl::Program plain = build_program(a.context, a.info.device, "01_workgroup_reduce.cl", kernels);
+    CHECK(build_program(b.context, b.info.device, "01_workgroup_reduce.cl", kernels)() == plain());
+    CHECK(build_program(b.context, b.info.device, "01_workgroup_reduce.cl", kernels, "-D X=1")() !=
+          plain());
+    // A failed build is never kept: it fails again.
+    for (int i = 0; i < 2; ++i)
+        CHECK_THROWS_AS(build_source(a.context, a.info.device, "__kernel void k() { int x = ; }\n",
+                                     "broken.cl"),
+                        BuildError);
+    if (!test::have_oclgrind()) return;
+    Env o1(select_device("oclgrind")), o2(select_device("oclgrind"));
+    CHECK(o1.context() != o2.context());
+    CHECK(build_source(o1.context, o1.info.device, source, "same.cl")() !=
+          build_source(o2.context, o2.info.device, source, "same.cl")());
+}
+
 TEST_CASE("a variable named half is a compile error whose hint says why") {
     Env env(select_device(""));
     const std::string with_half =

@@ -385,8 +385,9 @@ int run_once(int argc, char **argv, const Declaration &decl, const std::function
 }
 
 // --batch FILE: each line of FILE is one run's arguments, separated by tabs, run in order in
-// this process until one does not exit 0. The grader's runs of one submission share what an
-// OpenCL implementation loads once per process (POCL's kernel library: half a second a build).
+// this process until one does not exit 0. The grader's runs of one submission share the
+// device's context, and with it what POCL loads once per context (its kernel library: half a
+// second) and every program built (Env::context).
 std::vector<std::vector<std::string>> batch_lines(const std::string &path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw UsageError("cannot read --batch file " + path + ": check the path");

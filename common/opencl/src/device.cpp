@@ -7,6 +7,8 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <map>
+#include <mutex>
 #include <sstream>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -259,6 +261,28 @@ DeviceInfo select_device(const std::string &spec_in) {
 // process: a demonstration's reports could use them up before the next variant runs.
 static const char *kOclgrindMaxErrors = "10000";
 
+namespace {
+std::mutex shared_mutex;
+std::map<cl_device_id, cl::Context> &shared_contexts() {
+    static auto *made = new std::map<cl_device_id, cl::Context>();  // never released: see Env
+    return *made;
+}
+cl::Context shared(const cl::Device &device) {
+    std::lock_guard<std::mutex> lock(shared_mutex);
+    auto &made = shared_contexts();
+    auto it = made.find(device());
+    if (it == made.end()) it = made.emplace(device(), cl::Context(device)).first;
+    return it->second;
+}
+}  // namespace
+
+bool is_shared_context(const cl::Context &ctx) {
+    std::lock_guard<std::mutex> lock(shared_mutex);
+    for (const auto &[device, context] : shared_contexts())
+        if (context() == ctx()) return true;
+    return false;
+}
+
 Env::Env(const DeviceInfo &d, const std::vector<std::string> &oclgrind_off) : info(d) {
     // Oclgrind reads its settings when a context is made: set them for that moment only, so
     // that they never leak into a later Env or a child process.
@@ -301,7 +325,7 @@ Env::Env(const DeviceInfo &d, const std::vector<std::string> &oclgrind_off) : in
         }
     }
     try {
-        context = cl::Context(d.device);
+        context = d.is_oclgrind() ? cl::Context(d.device) : shared(d.device);
     } catch (...) {
         for (const auto &name : ours) unsetenv(name.c_str());
         if (own_log_) unlink(oclgrind_log.c_str());

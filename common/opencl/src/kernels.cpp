@@ -10,9 +10,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <regex>
+#include <tuple>
 #include <sstream>
 
+#include "synclab/device.hpp"
 #include "synclab/errors.hpp"
 
 namespace fs = std::filesystem;
@@ -154,6 +158,17 @@ static std::string known_cause(const std::string &source, int line) {
 
 static cl::Program build(const cl::Context &ctx, const cl::Device &dev, const std::string &source,
                          const std::string &shown, const std::string &options) {
+    // A shared context keeps what was built in it: the same text with the same options is the
+    // same program. (Another context would be kept alive by its programs.)
+    using Key = std::tuple<cl_context, cl_device_id, std::string, std::string>;
+    static std::mutex built_mutex;
+    static auto *built = new std::map<Key, cl::Program>();  // never released, as the context
+    const bool keep = is_shared_context(ctx);
+    const Key key{ctx(), dev(), source, options};
+    if (keep) {
+        std::lock_guard<std::mutex> lock(built_mutex);
+        if (auto it = built->find(key); it != built->end()) return it->second;
+    }
     cl::Program prog(ctx, source);
     try {
         QuietStderr quiet;
@@ -197,6 +212,10 @@ static cl::Program build(const cl::Context &ctx, const cl::Device &dev, const st
             throw BuildError(where + ": error: " + what + more, where, what, log);
         }
         throw BuildError("building " + shown + " failed; the compiler said:\n" + log, "", "", log);
+    }
+    if (keep) {
+        std::lock_guard<std::mutex> lock(built_mutex);
+        built->emplace(key, prog);
     }
     return prog;
 }

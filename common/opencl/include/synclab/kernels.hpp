@@ -21,7 +21,8 @@ std::string read_with_line_directive(const std::string &path);
 std::string display_path(const std::string &path);
 
 // Builds `file` (found as above) for the env's device. A failed build throws UsageError
-// whose text is the device's build log.
+// whose text is the device's build log. In a context that Envs share, the same text built
+// with the same options before is not built again (nor by build_source).
 cl::Program build_program(const cl::Context &ctx, const cl::Device &dev, const std::string &file,
                           const std::string &dir, const std::string &options = "");
 
