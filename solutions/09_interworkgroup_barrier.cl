@@ -229,12 +229,16 @@ __kernel void barrierDiscovered(STEP_ARGS) {
     STEP_LOOP(go, my, all, decentralized_barrier(flags, ctl, my, all, s + 1, budget, &go, 1))
 }
 
-// The discovery step alone: how many groups of this size run at the same time here.
+// The discovery step alone: how many groups of this size run at the same time here. The whole
+// group stays until the poll closes, as in the barrier kernels: on a GPU, work-items that leave
+// early free their place for more groups (on an H100, without this barrier, discovery counted
+// 4224 groups of 256 resident, and a barrier over them saw 1056 arrive).
 __kernel void discoverOccupancy(__global volatile uint *ctl, uint grace, uint budget) {
     if (get_local_id(0) == 0) {
         uint p = 0;
         discover(ctl, grace, budget, &p);
     }
+    barrier(CLK_GLOBAL_MEM_FENCE);
 }
 
 // The centralized barrier with OpenCL 2.0/3.0 atomics: acquire/release at device scope say in the
