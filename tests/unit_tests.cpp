@@ -626,4 +626,33 @@ TEST_CASE("too much local memory is told with the whole count and the fix that w
     CHECK_NOTHROW(check_launch(tight, dev, fits, fits * sizeof(float)));
 }
 
+TEST_CASE("a work-group above what a kernel reports is left to the launch, whose refusal names it") {
+    // Above the device's largest: no kernel could run it. Above the kernel's report alone: the
+    // H100's driver reports 256 for every kernel and runs 1024, so the launch decides.
+    CHECK(work_group_fit(2048, 1024, 256) == WorkGroupFit::AboveDevice);
+    CHECK(work_group_fit(1024, 1024, 256) == WorkGroupFit::AboveKernelReport);
+    CHECK(work_group_fit(256, 1024, 256) == WorkGroupFit::Fits);
+    const cl::Error refused(CL_INVALID_WORK_GROUP_SIZE, "clEnqueueNDRangeKernel");
+    clear_kernel_limits();
+    CHECK(describe(refused).find("choose a smaller --wg") != std::string::npos);
+    note_kernel_limit("dotPartials", 256);
+    note_kernel_limit("reduceBarrier", 512);
+    for (const cl_int code : {CL_INVALID_WORK_GROUP_SIZE, CL_OUT_OF_RESOURCES})
+        CHECK(describe(cl::Error(code, "clEnqueueNDRangeKernel")) ==
+              "clEnqueueNDRangeKernel failed: " + cl_error_name(code) +
+                  " (kernel dotPartials reports at most 256 work-items on this device: use --wg "
+                  "256 or less)");
+    clear_kernel_limits();
+    CHECK(describe(refused).find("dotPartials") == std::string::npos);
+    // The device's own largest is still refused before any launch, as unsupported.
+    Env env(select_device(""));
+    const std::size_t dev_max = env.info.device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
+    cl::Kernel k(build_source(env.context, env.info.device,
+                              "__kernel void k(__global float *x) { x[get_global_id(0)] = 1.0f; }\n",
+                              "k.cl"),
+                 "k");
+    CHECK_THROWS_AS(check_launch(k, env.info.device, dev_max * 2, 0), Unsupported);
+    CHECK_NOTHROW(check_launch(k, env.info.device, dev_max, 0));
+}
+
 }  // TEST_SUITE

@@ -364,9 +364,9 @@ Result grade_lab(const Recipe &recipe, const std::string &student, const std::st
     // (1) Dynamic runs: every graded variant, every argument set, one lab process per device
     // (--batch): the runs share what the OpenCL implementation loads once per process. The
     // first failure ends them, gives the kind and the reason, and names every failed variant.
-    // A run this device cannot make (a work-group above the device's own largest; a kernel's
-    // lower limit is the kernel's doing and stays an error) checks nothing there: it is "not
-    // checked (why)", and the runs after it go on in a new process.
+    // A run this device cannot make (a work-group above the device's own largest; below it the
+    // launch decides, and a refused one is the kernel's doing and stays an error) checks nothing
+    // there: it is "not checked (why)", and the runs after it go on in a new process.
     std::string kind, reason;
     std::vector<std::string> failed, not_run;
     int runs = 0;

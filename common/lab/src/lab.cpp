@@ -359,6 +359,7 @@ namespace {
 
 int run_once(int argc, char **argv, const Declaration &decl, const std::function<int(Lab &)> &body) {
     const std::string name = decl.executable();
+    clear_kernel_limits();  // what an earlier line of a --batch noted is not this run's
     return guarded_main(name.c_str(), [&]() -> int {
         std::string variants = "variant to run: ";
         for (const auto &v : decl.variants)

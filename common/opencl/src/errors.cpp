@@ -1,5 +1,7 @@
 #include "synclab/errors.hpp"
 
+#include <mutex>
+
 
 namespace synclab {
 
@@ -35,7 +37,39 @@ std::string cl_error_name(cl_int code) {
     }
 }
 
+namespace {
+std::mutex limit_mutex;
+std::string limit_kernel;  // the kernel with the smallest report noted, and that report
+std::size_t limit_reported = 0;
+}  // namespace
+
+void note_kernel_limit(const std::string &kernel, std::size_t reported) {
+    std::lock_guard<std::mutex> lock(limit_mutex);
+    if (limit_kernel.empty() || reported < limit_reported) {
+        limit_kernel = kernel;
+        limit_reported = reported;
+    }
+}
+
+void clear_kernel_limits() {
+    std::lock_guard<std::mutex> lock(limit_mutex);
+    limit_kernel.clear();
+    limit_reported = 0;
+}
+
+static std::string kernel_limit() {
+    std::lock_guard<std::mutex> lock(limit_mutex);
+    if (limit_kernel.empty()) return "";
+    const std::string n = std::to_string(limit_reported);
+    return "kernel " + limit_kernel + " reports at most " + n +
+           " work-items on this device: use --wg " + n + " or less";
+}
+
 static std::string hint(cl_int code) {
+    if (code == CL_INVALID_WORK_GROUP_SIZE || code == CL_OUT_OF_RESOURCES) {
+        const std::string limit = kernel_limit();
+        if (!limit.empty()) return limit;
+    }
     switch (code) {
         case -1001:
         case CL_DEVICE_NOT_FOUND:

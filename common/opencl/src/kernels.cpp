@@ -231,20 +231,27 @@ cl::Program build_source(const cl::Context &ctx, const cl::Device &dev, const st
     return build(ctx, dev, "#line 1 \"" + name + "\"\n" + source, name, "");
 }
 
+WorkGroupFit work_group_fit(std::size_t wg, std::size_t device_max, std::size_t kernel_reported) {
+    if (wg > device_max) return WorkGroupFit::AboveDevice;
+    if (wg > kernel_reported) return WorkGroupFit::AboveKernelReport;
+    return WorkGroupFit::Fits;
+}
+
 void check_launch(const cl::Kernel &k, const cl::Device &dev, std::size_t wg,
                   std::size_t local_bytes) {
     const std::size_t dev_max = dev.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
     const std::size_t k_max = k.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(dev);
-    const std::size_t max = std::min(dev_max, k_max);
-    if (wg > max) {
-        const std::string what = "work-group size " + std::to_string(wg) + " is above this device's " +
-                                 "maximum of " + std::to_string(max) + " for kernel " +
-                                 k.getInfo<CL_KERNEL_FUNCTION_NAME>() + ": use --wg " +
-                                 std::to_string(max) + " or less";
-        // Above the device's own limit no kernel could run it. Below it the limit is this
-        // kernel's (a GPU's falls with the kernel's registers), which its source controls.
-        if (wg > dev_max) throw Unsupported(what);
-        throw UsageError(what);
+    switch (work_group_fit(wg, dev_max, k_max)) {
+        case WorkGroupFit::AboveDevice: {
+            const std::size_t max = std::min(dev_max, k_max);
+            throw Unsupported("work-group size " + std::to_string(wg) + " is above this device's " +
+                              "maximum of " + std::to_string(dev_max) + ": use --wg " +
+                              std::to_string(max) + " or less");
+        }
+        case WorkGroupFit::AboveKernelReport:
+            note_kernel_limit(k.getInfo<CL_KERNEL_FUNCTION_NAME>(), k_max);
+            break;
+        case WorkGroupFit::Fits: break;
     }
     // The kernel's own __local arrays (its arguments' are not set yet) plus what the launch
     // gives it per work-group.

@@ -1,6 +1,7 @@
 // For everything that uses OpenCL (labs, grader, tests): exit codes, the exceptions that carry
 // one-line messages, and OpenCL errors by name.
 #pragma once
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 
@@ -35,6 +36,13 @@ std::string cl_error_name(cl_int code);
 
 // One line: the failing call, the error's name, and a hint where one is obvious.
 std::string describe(const cl::Error &e);
+
+// A kernel was let try a work-group above the `reported` size it gives (check_launch): a launch
+// refused with CL_INVALID_WORK_GROUP_SIZE or CL_OUT_OF_RESOURCES is then described with the
+// smallest such report, "kernel K reports at most N work-items on this device: use --wg N or less".
+// clear_kernel_limits() forgets them (each run of a lab starts without).
+void note_kernel_limit(const std::string &kernel, std::size_t reported);
+void clear_kernel_limits();
 
 // A device error that a kernel's crash (an out-of-bounds access on a GPU) reports at the next
 // wait: the student's kernel failed, which is a wrong result (exit 1), not a set-up error.

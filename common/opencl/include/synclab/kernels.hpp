@@ -30,11 +30,19 @@ cl::Program build_program(const cl::Context &ctx, const cl::Device &dev, const s
 cl::Program build_source(const cl::Context &ctx, const cl::Device &dev, const std::string &source,
                          const std::string &name);
 
-// A kernel's usable work-group size on the device, checked against `wg`, and its local memory:
-// `local_bytes` for its __local arguments at this wg plus the __local arrays it declares itself.
-// Call before setting the __local arguments. Throws UsageError with the total and the hint "use
-// --wg W or less" when a smaller wg fits, else naming the kernel's own arrays.
+// A launch's work-group size against the device's largest (above it: Unsupported, no kernel
+// could run it here) and its local memory: `local_bytes` for the kernel's __local arguments at
+// this wg plus the __local arrays it declares itself. Call before setting the __local arguments.
+// Throws UsageError with the total and the hint "use --wg W or less" when a smaller wg fits,
+// else naming the kernel's own arrays. A wg above what the kernel reports
+// (CL_KERNEL_WORK_GROUP_SIZE) but within the device's is left to the launch: a driver may report
+// less than it runs (the H100's reports 256 for every kernel, even one of 10 registers, and runs
+// 1024); a refused launch then names what the kernel reported (note_kernel_limit).
 void check_launch(const cl::Kernel &k, const cl::Device &dev, std::size_t wg,
                   std::size_t local_bytes);
+
+// check_launch's decision on the sizes alone.
+enum class WorkGroupFit { Fits, AboveKernelReport, AboveDevice };
+WorkGroupFit work_group_fit(std::size_t wg, std::size_t device_max, std::size_t kernel_reported);
 
 }  // namespace synclab
