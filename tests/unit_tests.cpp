@@ -492,6 +492,7 @@ TEST_CASE("every work-item writing one place is told to let one of them write it
 TEST_CASE("the Envs of one device share its context and build each source once; Oclgrind's do not") {
     const std::string source = "__kernel void k(__global int *x) { x[0] = 1; }\n";
     Env a(select_device("")), b(select_device(""));
+    REQUIRE_FALSE(a.info.is_oclgrind());  // SYNCLAB_DEVICE=oclgrind: Oclgrind is checked below
     CHECK(a.context() == b.context());
     CHECK(a.queue() != b.queue());
     const cl::Program once = build_source(a.context, a.info.device, source, "same.cl");
@@ -513,7 +514,7 @@ TEST_CASE("the Envs of one device share its context and build each source once; 
     Env o1(select_device("oclgrind")), o2(select_device("oclgrind"));
     CHECK(o1.context() != o2.context());
     CHECK(build_source(o1.context, o1.info.device, source, "same.cl")() !=
-          build_source(o2.context, o2.info.device, source, "same.cl")());
+          build_source(o1.context, o1.info.device, source, "same.cl")());
 }
 
 TEST_CASE("a variable named half is a compile error whose hint says why") {
@@ -634,14 +635,21 @@ TEST_CASE("a work-group above what a kernel reports is left to the launch, whose
     CHECK(work_group_fit(256, 1024, 256) == WorkGroupFit::Fits);
     const cl::Error refused(CL_INVALID_WORK_GROUP_SIZE, "clEnqueueNDRangeKernel");
     clear_kernel_limits();
+    CHECK(noted_kernel_limit().empty());
     CHECK(describe(refused).find("choose a smaller --wg") != std::string::npos);
     note_kernel_limit("dotPartials", 256);
     note_kernel_limit("reduceBarrier", 512);
-    for (const cl_int code : {CL_INVALID_WORK_GROUP_SIZE, CL_OUT_OF_RESOURCES})
-        CHECK(describe(cl::Error(code, "clEnqueueNDRangeKernel")) ==
-              "clEnqueueNDRangeKernel failed: " + cl_error_name(code) +
-                  " (kernel dotPartials reports at most 256 work-items on this device: use --wg "
-                  "256 or less)");
+    const std::string limit =
+        "kernel dotPartials reports at most 256 work-items on this device: use --wg 256 or less";
+    CHECK(noted_kernel_limit() == limit);
+    CHECK(describe(refused) == "clEnqueueNDRangeKernel failed: CL_INVALID_WORK_GROUP_SIZE (" +
+                                   limit + "; or choose a smaller --wg (see --list-devices for "
+                                   "the device maximum))");
+    CHECK(describe(cl::Error(CL_OUT_OF_RESOURCES, "clEnqueueNDRangeKernel"))
+              .find("(" + limit + "; or the device ran out of memory") != std::string::npos);
+    // Another call's error is not a refused launch: its own hint alone.
+    CHECK(describe(cl::Error(CL_OUT_OF_RESOURCES, "clCreateBuffer")).find("dotPartials") ==
+          std::string::npos);
     clear_kernel_limits();
     CHECK(describe(refused).find("dotPartials") == std::string::npos);
     // The device's own largest is still refused before any launch, as unsupported.
@@ -653,6 +661,7 @@ TEST_CASE("a work-group above what a kernel reports is left to the launch, whose
                  "k");
     CHECK_THROWS_AS(check_launch(k, env.info.device, dev_max * 2, 0), Unsupported);
     CHECK_NOTHROW(check_launch(k, env.info.device, dev_max, 0));
+    clear_kernel_limits();  // a device whose kernel reports less noted one just now
 }
 
 }  // TEST_SUITE

@@ -362,7 +362,8 @@ Result grade_lab(const Recipe &recipe, const std::string &student, const std::st
     };
 
     // (1) Dynamic runs: every graded variant, every argument set, one lab process per device
-    // (--batch): the runs share what the OpenCL implementation loads once per process. The
+    // (--batch): the runs share the device's context, what the OpenCL implementation loads
+    // once per context (POCL's kernel library) and every program built (Env::context). The
     // first failure ends them, gives the kind and the reason, and names every failed variant.
     // A run this device cannot make (a work-group above the device's own largest; below it the
     // launch decides, and a refused one is the kernel's doing and stays an error) checks nothing

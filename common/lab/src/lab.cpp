@@ -337,12 +337,16 @@ int guarded_main(const char *program, const std::function<int()> &body) {
     } catch (const UsageError &e) {
         return fail(kUsage, "usage", e.what());
     } catch (const cl::Error &e) {
-        if (kernel_failed(e))
+        if (kernel_failed(e)) {
+            // A driver may tell a launch above a kernel's report only at the next wait.
+            const std::string limit = noted_kernel_limit();
             return fail(kWrong, "crash",
                         std::string(e.what() ? e.what() : "OpenCL call") + " failed: " +
                             cl_error_name(e.err()) +
                             ": a kernel failed on the device, most often by reading or writing "
-                            "out of bounds: run it with --device oclgrind to see where");
+                            "out of bounds: run it with --device oclgrind to see where" +
+                            (limit.empty() ? "" : " (or a work-group too large: " + limit + ")"));
+        }
         return fail(kUsage, "error", describe(e));
     } catch (const cxxopts::exceptions::exception &e) {
         return fail(kUsage, "usage", std::string(e.what()) + " (see --help)");

@@ -65,11 +65,9 @@ static std::string kernel_limit() {
            " work-items on this device: use --wg " + n + " or less";
 }
 
+std::string noted_kernel_limit() { return kernel_limit(); }
+
 static std::string hint(cl_int code) {
-    if (code == CL_INVALID_WORK_GROUP_SIZE || code == CL_OUT_OF_RESOURCES) {
-        const std::string limit = kernel_limit();
-        if (!limit.empty()) return limit;
-    }
     switch (code) {
         case -1001:
         case CL_DEVICE_NOT_FOUND:
@@ -89,7 +87,13 @@ static std::string hint(cl_int code) {
 std::string describe(const cl::Error &e) {
     std::string s = std::string(e.what() && *e.what() ? e.what() : "OpenCL call") +
                     " failed: " + cl_error_name(e.err());
-    const std::string h = hint(e.err());
+    std::string h = hint(e.err());
+    // A refused launch of a work-group above what a kernel reported: say what it reported.
+    const bool launch = e.what() && std::string(e.what()) == "clEnqueueNDRangeKernel";
+    if (launch && (e.err() == CL_INVALID_WORK_GROUP_SIZE || e.err() == CL_OUT_OF_RESOURCES)) {
+        const std::string limit = kernel_limit();
+        if (!limit.empty()) h = limit + (h.empty() ? "" : "; or " + h);
+    }
     if (!h.empty()) s += " (" + h + ")";
     return s;
 }

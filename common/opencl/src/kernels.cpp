@@ -242,12 +242,13 @@ void check_launch(const cl::Kernel &k, const cl::Device &dev, std::size_t wg,
     const std::size_t dev_max = dev.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
     const std::size_t k_max = k.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(dev);
     switch (work_group_fit(wg, dev_max, k_max)) {
-        case WorkGroupFit::AboveDevice: {
-            const std::size_t max = std::min(dev_max, k_max);
+        case WorkGroupFit::AboveDevice:
             throw Unsupported("work-group size " + std::to_string(wg) + " is above this device's " +
                               "maximum of " + std::to_string(dev_max) + ": use --wg " +
-                              std::to_string(max) + " or less");
-        }
+                              std::to_string(dev_max) + " or less" +
+                              (k_max < dev_max ? " (kernel " + k.getInfo<CL_KERNEL_FUNCTION_NAME>() +
+                                                     " reports " + std::to_string(k_max) + ")"
+                                               : std::string()));
         case WorkGroupFit::AboveKernelReport:
             note_kernel_limit(k.getInfo<CL_KERNEL_FUNCTION_NAME>(), k_max);
             break;

@@ -49,10 +49,10 @@ DeviceInfo select_device(const std::string &spec);
 // A device, its context and an in-order queue with profiling on.
 struct Env {
     DeviceInfo info;
-    // The Envs of one device share one context for the life of the process, so that the runs
-    // of one --batch pay once for what an implementation loads per context (POCL: its kernel
-    // library, about half a second) and build each source once (build_program). Oclgrind reads
-    // its settings when a context is made: each Env on it gets its own.
+    // The Envs of one device share one context for the life of the process, so that a process
+    // that makes several pays once for what an implementation loads per context (POCL: its
+    // kernel library, about half a second) and builds each source once (build_program).
+    // Oclgrind reads its settings when a context is made: each Env on it gets its own.
     cl::Context context;
     cl::CommandQueue queue;
     // On Oclgrind, the file its reports go to: the caller's OCLGRIND_LOG, else a private

@@ -37,11 +37,13 @@ std::string cl_error_name(cl_int code);
 // One line: the failing call, the error's name, and a hint where one is obvious.
 std::string describe(const cl::Error &e);
 
-// A kernel was let try a work-group above the `reported` size it gives (check_launch): a launch
-// refused with CL_INVALID_WORK_GROUP_SIZE or CL_OUT_OF_RESOURCES is then described with the
-// smallest such report, "kernel K reports at most N work-items on this device: use --wg N or less".
-// clear_kernel_limits() forgets them (each run of a lab starts without).
+// A kernel was let try a work-group above the `reported` size it gives (check_launch): a
+// clEnqueueNDRangeKernel refused with CL_INVALID_WORK_GROUP_SIZE or CL_OUT_OF_RESOURCES is then
+// described with the smallest such report first, "kernel K reports at most N work-items on this
+// device: use --wg N or less". noted_kernel_limit() is that text ("" when none was noted), for a
+// failure the driver tells later; clear_kernel_limits() forgets them (the caller's new run).
 void note_kernel_limit(const std::string &kernel, std::size_t reported);
+std::string noted_kernel_limit();
 void clear_kernel_limits();
 
 // A device error that a kernel's crash (an out-of-bounds access on a GPU) reports at the next

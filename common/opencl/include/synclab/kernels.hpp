@@ -22,7 +22,8 @@ std::string display_path(const std::string &path);
 
 // Builds `file` (found as above) for the env's device. A failed build throws UsageError
 // whose text is the device's build log. In a context that Envs share, the same text built
-// with the same options before is not built again (nor by build_source).
+// with the same options before is not built again (nor by build_source); a file it #includes
+// is not part of that text, so a process must not change one between builds.
 cl::Program build_program(const cl::Context &ctx, const cl::Device &dev, const std::string &file,
                           const std::string &dir, const std::string &options = "");
 
