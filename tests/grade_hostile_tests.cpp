@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <thread>
@@ -414,6 +415,37 @@ TEST_CASE("a grader killed with SIGKILL leaves no lab running, and --resume comp
     CHECK(rows.at("b_hangs").kind == "timeout");
     // The folder the killed grader left behind is gone once the next one has run.
     CHECK(fs::is_empty(tmp));
+}
+
+TEST_CASE("a lab stops at once when its grader is gone, however it was started") {
+    // The grader's children read end-of-file on SYNCLAB_PARENT_FD once it is gone: the parent-death
+    // signal alone was lost when the grader died while bubblewrap set up the sandbox.
+    TempDir dir;
+    copy_fixture("infinite_loop", dir.path / "hangs");
+    int alive[2];
+    REQUIRE(pipe2(alive, O_CLOEXEC) == 0);
+    const pid_t pid = spawn_logged({test::lab("lab01_workgroup_reduce"), "--kernels",
+                                    (dir.path / "hangs").string(), "--variant", "sync",
+                                    "--timeout", "120"},
+                                   dir / "log", {{"SYNCLAB_PARENT_FD", "3"}}, alive[0]);
+    close(alive[0]);
+    std::this_thread::sleep_for(std::chrono::seconds(2));  // built, and in its endless kernel
+    int status = 0;
+    CHECK(waitpid(pid, &status, WNOHANG) == 0);  // still running while the pipe is open
+    const auto t0 = std::chrono::steady_clock::now();
+    close(alive[1]);
+    pid_t done = 0;
+    for (int i = 0; i < 300 && (done = waitpid(pid, &status, WNOHANG)) == 0; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (done == 0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+    }
+    CHECK(done == pid);
+    CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10));
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 2);
+    CHECK(contains(read_file(dir / "log"), "the grader that started this run is gone"));
 }
 
 TEST_CASE("the sandbox shows a lab only the system and its own folder") {

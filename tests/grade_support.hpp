@@ -108,8 +108,9 @@ inline std::map<std::string, std::uintmax_t> listing(const std::string &dir) {
 
 // Starts argv in the background (its environment ours plus `env`) with stdout and stderr going to
 // `log`: for tests that signal the grader while it runs.
+// `fd3`, when given, is the child's fd 3.
 inline pid_t spawn_logged(std::vector<std::string> args, const std::string &log,
-                          const std::map<std::string, std::string> &env = {}) {
+                          const std::map<std::string, std::string> &env = {}, int fd3 = -1) {
     std::vector<char *> argv;
     for (auto &a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -126,6 +127,7 @@ inline pid_t spawn_logged(std::vector<std::string> args, const std::string &log,
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    if (fd3 >= 0) posix_spawn_file_actions_adddup2(&actions, fd3, 3);
     pid_t pid = 0;
     const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
     posix_spawn_file_actions_destroy(&actions);

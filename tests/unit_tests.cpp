@@ -5,6 +5,7 @@
 #include <cfloat>
 #include <chrono>
 #include <csignal>
+#include <fcntl.h>
 #include <sstream>
 #include <thread>
 #include <cmath>
@@ -206,6 +207,30 @@ TEST_CASE("processes: exit codes and signals and timeouts are reported and never
     r = run_process({"/bin/sh", "-c", "exit 4"}, {}, forever);
     CHECK_FALSE(r.timed_out);
     CHECK(r.exit_code == 4);
+}
+
+TEST_CASE("processes: a child gets none of our files; parent_pipe gives it fd 3 while we live") {
+    // A file of ours without O_CLOEXEC (as a report another thread writes) never reaches a child.
+    const int null = open("/dev/null", O_RDONLY);
+    const int leak = fcntl(null, F_DUPFD, 40);  // past fd 3 and the pipes
+    close(null);
+    REQUIRE(leak >= 40);
+    const std::string has_leak = "test -e /proc/$$/fd/" + std::to_string(leak) + " && echo leaked; ";
+    ProcessLimits plain;
+    plain.timeout_s = 30;
+    auto r = run_process({"/bin/sh", "-c", has_leak + "echo \"[$SYNCLAB_PARENT_FD]\""}, {}, plain);
+    CHECK(r.out == "[]\n");
+    ProcessLimits piped = plain;
+    piped.parent_pipe = true;
+    // The write end stays with this call until the child ends, so the child's `cat <&3` would
+    // wait for ever: it reads only what is there, with a bound.
+    r = run_process({"/bin/sh", "-c", "echo \"[$SYNCLAB_PARENT_FD]\"; test -e /proc/$$/fd/3 && "
+                                      "echo open; timeout 1 cat <&3; echo \"cat $?\""},
+                    {}, piped);
+    CHECK(r.out == "[3]\nopen\ncat 124\n");  // open, nothing to read, not at its end
+    r = run_process({"/bin/sh", "-c", has_leak + "echo done"}, {}, piped);
+    CHECK(r.out == "done\n");
+    close(leak);
 }
 
 TEST_CASE("processes: endless output is kept to its head and tail") {

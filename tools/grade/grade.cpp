@@ -277,6 +277,7 @@ Result grade_lab(const Recipe &recipe, const std::string &student, const std::st
         limits.cwd = copy;  // so the lab names the kernel file as the student does
         // A signal between our last look at *stop and the fork still ends this child at once.
         limits.stop = stop;
+        limits.parent_pipe = true;  // stops with the grader, through the sandbox
         out.process = synclab::run_process(s.sandbox.wrap(out.argv, job_dir, readable, copy), env, limits);
         std::ifstream in(verdict_file, std::ios::binary);
         std::string text(1 << 20, '\0');  // a verdict is a few lines; never read one without end
@@ -318,6 +319,7 @@ Result grade_lab(const Recipe &recipe, const std::string &student, const std::st
         limits.memory_bytes = memory;
         limits.cwd = copy;  // so the lab names the kernel file as the student does
         limits.stop = stop;
+        limits.parent_pipe = true;
         std::map<std::string, std::string> env = dynamic_run_env(recipe.declaration);
         env.insert(base_env.begin(), base_env.end());
         const synclab::ProcessResult process = synclab::run_process(

@@ -44,6 +44,15 @@ ProcessResult run_process(const std::vector<std::string> &argv,
         if (v.empty()) merged.erase(k);
         else merged[k] = v;
     }
+    int alive[2] = {-1, -1};  // limits.parent_pipe: [0] is the child's fd 3, [1] stays here
+    if (limits.parent_pipe) {
+        if (pipe2(alive, O_CLOEXEC)) throw std::runtime_error("pipe failed");
+        merged["SYNCLAB_PARENT_FD"] = "3";
+    }
+    auto close_alive = [&] {
+        for (int &fd : alive)
+            if (fd >= 0) close(fd), fd = -1;
+    };
     std::vector<std::string> env_strings;
     for (const auto &[k, v] : merged) env_strings.push_back(k + "=" + v);
     std::vector<char *> envp, args;
@@ -53,14 +62,19 @@ ProcessResult run_process(const std::vector<std::string> &argv,
     args.push_back(nullptr);
     const pid_t parent = getpid();
     int out_pipe[2], err_pipe[2];
-    if (pipe2(out_pipe, O_CLOEXEC)) throw std::runtime_error("pipe failed");
+    if (pipe2(out_pipe, O_CLOEXEC)) {
+        close_alive();
+        throw std::runtime_error("pipe failed");
+    }
     if (pipe2(err_pipe, O_CLOEXEC)) {
         close(out_pipe[0]); close(out_pipe[1]);
+        close_alive();
         throw std::runtime_error("pipe failed");
     }
     const pid_t pid = fork();
     if (pid < 0) {
         for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]}) close(fd);
+        close_alive();
         throw std::runtime_error("fork failed");
     }
     if (pid == 0) {
@@ -68,10 +82,19 @@ ProcessResult run_process(const std::vector<std::string> &argv,
         // Dies with the grader, even one killed by SIGKILL; if it already died, go now.
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != parent) _exit(127);
+        // Out of the way of 0-3 first (async-signal-safe calls only), then fd 3, kept by exec.
+        const int keep = alive[0] >= 0 ? fcntl(alive[0], F_DUPFD_CLOEXEC, 10) : -1;
+        if (alive[0] >= 0 && keep < 0) _exit(127);
         const int devnull = open("/dev/null", O_RDONLY);
         dup2(devnull, 0);
         dup2(out_pipe[1], 1);
         dup2(err_pipe[1], 2);
+        if (keep >= 0 && dup2(keep, 3) != 3) _exit(127);
+        // Nothing else of ours: a file another thread opened without O_CLOEXEC (a report being
+        // written) must not reach a submission's lab.
+        const unsigned first = keep >= 0 ? 4 : 3;
+        if (close_range(first, ~0U, 0) != 0)
+            for (unsigned fd = first; fd < 65536; ++fd) close(static_cast<int>(fd));
         if (!limits.cwd.empty() && chdir(limits.cwd.c_str()) != 0) {
             static const char msg[] = "cannot enter the child's working folder\n";
             (void)!write(2, msg, sizeof msg - 1);
@@ -91,6 +114,7 @@ ProcessResult run_process(const std::vector<std::string> &argv,
     setpgid(pid, pid);
     close(out_pipe[1]);
     close(err_pipe[1]);
+    if (alive[0] >= 0) close(alive[0]), alive[0] = -1;  // alive[1] is closed once it has ended
 
     ProcessResult r;
     const double timeout = std::clamp(limits.timeout_s, 0.0, kMaxTimeout);
@@ -142,6 +166,7 @@ ProcessResult run_process(const std::vector<std::string> &argv,
         usleep(2000);
     }
     kill(-pid, SIGKILL);  // anything it left behind in its group
+    close_alive();
     for (auto &f : fds)
         if (f.fd >= 0) close(f.fd);
     if (WIFEXITED(status)) {

@@ -28,13 +28,20 @@ struct ProcessLimits {
     // When non-null and it becomes non-zero (a signal handler sets it), the child is killed.
     const volatile int *stop = nullptr;
     std::string cwd;  // the child's working folder ("" = ours)
+    // The child gets fd 3, the read end of a pipe whose write end only this call holds, and
+    // SYNCLAB_PARENT_FD=3: it reads end-of-file once this process is gone (a lab then stops).
+    // The parent-death signal alone is not enough: bubblewrap drops it while it sets up the
+    // sandbox, and a grader killed in that moment left the lab running (2 of 12 kills here).
+    bool parent_pipe = false;
 };
 
 
 // Runs argv[0] (a path) with argv, environment = ours + `env` (an empty value unsets),
-// stdin from /dev/null, output captured. Never waits longer than the timeout. The child is in a
-// process group of its own and dies with the calling thread's process (PR_SET_PDEATHSIG), so a
-// grader killed with SIGKILL leaves no lab running. Safe to call from several threads at once.
+// stdin from /dev/null, output captured, no other descriptor of ours (but fd 3 with parent_pipe).
+// Never waits longer than the timeout. The child is in a
+// process group of its own and dies with the calling thread's process (PR_SET_PDEATHSIG; through
+// a sandbox, with parent_pipe), so a grader killed with SIGKILL leaves no lab running. Safe to
+// call from several threads at once.
 ProcessResult run_process(const std::vector<std::string> &argv,
                           const std::map<std::string, std::string> &env = {},
                           const ProcessLimits &limits = {});

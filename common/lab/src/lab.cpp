@@ -1,9 +1,11 @@
 #include "synclab/lab.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -11,6 +13,7 @@
 #include <new>
 #include <sstream>
 #include <thread>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "synclab/verdict.hpp"
@@ -273,6 +276,25 @@ std::ostream *Lab::csv_stream() {
 
 namespace {
 
+// The grader gives its children SYNCLAB_PARENT_FD, a pipe that reads end-of-file once the grader
+// is gone (tools/grade/process.hpp, parent_pipe): the lab then stops at once, sandbox or not.
+void watch_parent() {
+    const char *text = std::getenv("SYNCLAB_PARENT_FD");
+    if (!text || !*text) return;
+    const int fd = std::atoi(text);
+    if (fd < 3 || fcntl(fd, F_SETFD, FD_CLOEXEC) != 0) return;  // not for what the lab runs
+    std::thread([fd] {
+        char c;
+        for (;;) {
+            const ssize_t got = read(fd, &c, 1);
+            if (got == 0 || (got < 0 && errno != EINTR)) break;
+        }
+        static const char message[] = "stopped: the grader that started this run is gone\n";
+        (void)!write(2, message, sizeof message - 1);
+        _exit(kUsage);
+    }).detach();
+}
+
 // OpenCL cannot cancel a running kernel, so a kernel that never ends (an endless loop, a barrier
 // only some work-items reach) would hang the lab in clFinish. The watchdog ends the process.
 class Watchdog {
@@ -415,6 +437,7 @@ std::vector<std::vector<std::string>> batch_lines(const std::string &path) {
 }  // namespace
 
 int run_lab(int argc, char **argv, const Declaration &decl, const std::function<int(Lab &)> &body) {
+    watch_parent();
     const std::string first = argc > 1 ? argv[1] : "";
     const bool joined = first.rfind("--batch=", 0) == 0;  // --batch=FILE
     if (first != "--batch" && !joined) return run_once(argc, argv, decl, body);
