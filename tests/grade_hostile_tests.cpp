@@ -446,6 +446,16 @@ TEST_CASE("a lab stops at once when its grader is gone, however it was started")
     CHECK(WIFEXITED(status));
     CHECK(WEXITSTATUS(status) == 2);
     CHECK(contains(read_file(dir / "log"), "the grader that started this run is gone"));
+    // Only a pipe counts: a file there (read to its end at once) is not a grader gone.
+    const int file = open((dir / "log").c_str(), O_RDONLY | O_CLOEXEC);
+    REQUIRE(file >= 0);
+    const pid_t plain = spawn_logged({test::lab("lab01_workgroup_reduce"), "--kernels",
+                                      test::source("solutions"), "--wg", "64"},
+                                     dir / "log2", {{"SYNCLAB_PARENT_FD", "3"}}, file);
+    close(file);
+    waitpid(plain, &status, 0);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
 }
 
 TEST_CASE("the sandbox shows a lab only the system and its own folder") {

@@ -14,6 +14,7 @@
 #include <sstream>
 #include <thread>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "synclab/verdict.hpp"
@@ -282,7 +283,9 @@ void watch_parent() {
     const char *text = std::getenv("SYNCLAB_PARENT_FD");
     if (!text || !*text) return;
     const int fd = std::atoi(text);
-    if (fd < 3 || fcntl(fd, F_SETFD, FD_CLOEXEC) != 0) return;  // not for what the lab runs
+    struct stat st {};
+    if (fd < 3 || fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode)) return;  // only the grader's pipe
+    if (fcntl(fd, F_SETFD, FD_CLOEXEC) != 0) return;  // not for what the lab runs
     std::thread([fd] {
         char c;
         for (;;) {
