@@ -43,6 +43,7 @@ inline const synclab::Declaration kLab{
                 {"--exact", "--trials", "2", "--groups", "3", "--wg", "1"},
                 {"--exact", "--trials", "2", "--groups", "2", "--wg", "1024", "--iters", "8"}},
     .race_check = {"--groups", "3", "--wg", "16", "--iters", "4"},
+    .oclgrind_one_group_at_a_time = true,  // the smaller --spins there (a right lock is free at once)
     .options =
         [](cxxopts::Options &p) {
             p.add_options()

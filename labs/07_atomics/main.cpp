@@ -98,9 +98,4 @@ static int run(Lab &lab) {
     return lab.exit_code(verdicts);
 }
 
-int main(int argc, char **argv) {
-    // Oclgrind runs groups on one worker thread per core unless told: with one, groups run one
-    // at a time, as the smaller --spins there assumes. The caller's setting wins.
-    setenv("OCLGRIND_NUM_THREADS", "1", 0);
-    return run_lab(argc, argv, kLab, run);
-}
+int main(int argc, char **argv) { return run_lab(argc, argv, kLab, run); }

@@ -32,6 +32,7 @@ inline const synclab::Declaration kLab{
                 {"-n", "777", "--steps", "12", "--groups", "1"}},
     // Oclgrind runs one group at a time: discovery finds one, and every barrier has one group.
     .race_check = {"-n", "64", "--wg", "16", "--steps", "3"},
+    .oclgrind_one_group_at_a_time = true,  // discovery and the barriers' bounds
     .options =
         [](cxxopts::Options &p) {
             p.add_options()

@@ -3,7 +3,6 @@
 // barrier inside one launch, and the decentralized one among the groups an occupancy discovery
 // found resident. Every wait is bounded: launched past what is resident, a barrier gives up.
 #include <cstdio>
-#include <cstdlib>
 
 #include "declaration.hpp"
 #include "methods.hpp"
@@ -115,9 +114,4 @@ static int run(Lab &lab) {
     return lab.exit_code(verdicts);
 }
 
-int main(int argc, char **argv) {
-    // Oclgrind runs groups on one worker thread per core unless told: with one, groups run one
-    // at a time, as the lab (and a deterministic race check) assumes. The caller's setting wins.
-    setenv("OCLGRIND_NUM_THREADS", "1", 0);
-    return run_lab(argc, argv, kLab, run);
-}
+int main(int argc, char **argv) { return run_lab(argc, argv, kLab, run); }

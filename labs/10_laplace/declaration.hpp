@@ -29,6 +29,7 @@ inline const synclab::Declaration kLab{
     // of whole blocks, so edge work-items of a block sit on the grid's last row and column: a
     // halo load without its guard reads past the grid there.
     .race_check = {"--grid", "16x12", "--block", "8x4", "--sweeps", "3"},
+    .oclgrind_one_group_at_a_time = true,  // the persistent kernel's discovery
     .options =
         [](cxxopts::Options &p) {
             p.add_options()

@@ -3,7 +3,6 @@
 // between sweeps, or, in the persistent kernel, lab 09's barrier between work-groups is.
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <fstream>
 #include <thread>
 
@@ -120,9 +119,4 @@ static int run(Lab &lab) {
     return lab.exit_code(verdicts);
 }
 
-int main(int argc, char **argv) {
-    // Oclgrind runs one group at a time with one worker thread, as the persistent kernel's
-    // discovery (and a deterministic race check) assumes. The caller's setting wins.
-    setenv("OCLGRIND_NUM_THREADS", "1", 0);
-    return run_lab(argc, argv, kLab, run);
-}
+int main(int argc, char **argv) { return run_lab(argc, argv, kLab, run); }

@@ -441,6 +441,8 @@ std::vector<std::vector<std::string>> batch_lines(const std::string &path) {
 
 int run_lab(int argc, char **argv, const Declaration &decl, const std::function<int(Lab &)> &body) {
     watch_parent();
+    // Oclgrind runs groups on one worker thread per core unless told; with one, one at a time.
+    if (decl.oclgrind_one_group_at_a_time) setenv("OCLGRIND_NUM_THREADS", "1", 0);
     const std::string first = argc > 1 ? argv[1] : "";
     const bool joined = first.rfind("--batch=", 0) == 0;  // --batch=FILE
     if (first != "--batch" && !joined) return run_once(argc, argv, decl, body);

@@ -43,6 +43,11 @@ struct Declaration {
     // so each build meets one work-group size. Otherwise one build meets every size, and the
     // grader has POCL compile each kernel once for all of them, not once per size (tools/grade).
     bool build_per_size = false;
+    // Its kernels assume that Oclgrind runs one group at a time (a spin bound, a discovery):
+    // run_lab gives Oclgrind one worker thread (OCLGRIND_NUM_THREADS=1) unless the caller set one.
+    // It also makes a race check deterministic. Not in --describe: the grader's race checks always
+    // run with one thread.
+    bool oclgrind_one_group_at_a_time = false;
     std::function<void(cxxopts::Options &)> options = {};  // the lab's own options, if any
 
     std::string id() const { return dir.substr(0, 2); }           // "01"
