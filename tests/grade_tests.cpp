@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -20,6 +21,7 @@
 #include <unistd.h>
 
 #include "grade_support.hpp"
+#include "synclab/verdict.hpp"
 // grade_lab() itself, to watch its stop flag at work without a signal in this process.
 #include "grade/grade.hpp"
 
@@ -274,6 +276,218 @@ TEST_CASE("a lab's grading runs share one process, which stops at the first fail
     CHECK(quit.kind == "error");
     CHECK(contains(quit.reason, "left no verdict"));
     CHECK(quit_runs.size() == 2);
+}
+
+// Scripted labs named lab9N_x, and as synclab-labs a scripted runner of them: FAKE_9N_x lists how
+// each of that lab's runs ends; every run logs "pid lab step". FAKE_STALE=9N_x: the runner
+// describes that lab otherwise than its executable does.
+const char *kScriptedLabs = R"SH(#!/bin/bash
+me=$(basename "$0")
+describe() {
+  printf 'synclab-lab\t1\ndir\t%s\nsummary\ts\ndescription\td\nvariant\ta\tk\t-\n' "$1"
+  local steps=FAKE_$1
+  for step in ${!steps}; do printf 'grade\t--step\t%s\n' "$step"; done
+}
+one() {
+  local lab=$1 verdict= step=
+  shift
+  local args=("$@")
+  for ((i = 0; i < ${#args[@]}; ++i)); do
+    case ${args[i]} in --verdict) verdict=${args[i+1]} ;; --step) step=${args[i+1]} ;; esac
+  done
+  echo "$$ ${lab%%_*} $step" >> "$FAKE_LOG"
+  printf 'synclab-verdict\t1\nseed\t5\n' > "$verdict"
+  case $step in
+    ok) printf 'variant\ta\tverified\t-\nresult\t0\tverified\t-\t-\n' >> "$verdict" ;;
+    wrong) printf 'variant\ta\twrong\tk: 3 sums wrong\nresult\t1\twrong\t-\t-\n' >> "$verdict"; return 1 ;;
+    crash) kill -SEGV $$ ;;
+  esac
+}
+if [ "$me" = synclab-labs ]; then
+  [ "$1" = --batch ] || exit 2
+  n=$(grep -c . "$2") i=0
+  while IFS=$'\t' read -r -a args; do
+    i=$((i + 1))
+    echo "== run $i of $n: lab${args[*]}"
+    if [ "${args[1]}" = --describe ]; then
+      describe "${args[0]}"
+      [ "$FAKE_STALE" != "${args[0]}" ] || echo "stale"
+    else
+      one "${args[@]}" || exit $?
+    fi
+  done < "$2"
+  exit 0
+fi
+lab=${me#lab}
+[ "$1" = --describe ] && { describe "$lab"; exit 0; }
+[ "$1" = --batch ] || exit 0  # --list-devices: no Oclgrind here
+while IFS=$'\t' read -r -a args; do one "$lab" "${args[@]}" || exit $?; done < "$2"
+)SH";
+
+TEST_CASE("a submission's labs share one process; one that fails after another is run again first") {
+    TempDir dir;
+    const fs::path bin = dir.path / "bin", student = dir.path / "class" / "s1";
+    fs::create_directories(bin);
+    fs::create_directories(student);
+    fs::create_directories(dir.path / "kernels");  // the project's starters, which the grader looks for
+    fs::copy_file(test::lab(kGrader), bin / kGrader);
+    const std::vector<std::string> labs{"97_a", "98_b", "99_c"};
+    for (const std::string &name : std::vector<std::string>{"lab97_a", "lab98_b", "lab99_c", "synclab-labs"}) {
+        std::ofstream(bin / name) << kScriptedLabs;
+        fs::permissions(bin / name, fs::perms::owner_all);
+    }
+    for (const auto &l : labs) {
+        std::ofstream(student / (l + ".cl")) << "kernel void k() {}\n";
+        fs::copy_file(student / (l + ".cl"), dir.path / "kernels" / (l + ".cl"));
+    }
+    const std::string log = dir / "log";
+    // Each lab's grade, and the runs as logged: {pid, lab, step}.
+    auto grade = [&](const std::string &a, const std::string &b, const std::string &c,
+                     std::map<std::string, std::string> env = {}) {
+        fs::remove(log);
+        env.insert({{"FAKE_97_a", a}, {"FAKE_98_b", b}, {"FAKE_99_c", c}, {"FAKE_LOG", log},
+                    {"SYNCLAB_GRADE_SANDBOX", "off"}});
+        const std::string csv = dir / "g.csv";
+        synclab::ProcessLimits limits;
+        limits.timeout_s = 60;
+        const auto r = synclab::run_process({(bin / kGrader).string(), "--kernels", student.string(),
+                                             "--csv", csv, "--junit", dir / "junit", "--restart",
+                                             "-j", "1"},
+                                            env, limits);
+        CAPTURE(r.out);
+        CAPTURE(r.err);
+        REQUIRE(r.exited);
+        const auto rows = read_gradebook(csv);
+        REQUIRE(rows.size() == 3);
+        std::map<std::string, std::string> kinds;
+        for (const auto &row : rows) kinds[row.lab] = row.kind;
+        std::vector<std::vector<std::string>> runs;
+        std::istringstream in(read_file(log));
+        for (std::string pid, lab, step; in >> pid >> lab >> step;) runs.push_back({pid, lab, step});
+        return std::make_pair(kinds, runs);
+    };
+    auto pids = [](const std::vector<std::vector<std::string>> &runs) {
+        std::vector<std::string> out;  // one entry a process, in order
+        for (const auto &r : runs)
+            if (out.empty() || out.back() != r[0]) out.push_back(r[0]);
+        return out.size();
+    };
+
+    // All right: one process for every run of the three labs, and the report says so.
+    auto [kinds, runs] = grade("ok ok", "ok", "ok ok");
+    CHECK(kinds == std::map<std::string, std::string>{{"97", "pass"}, {"98", "pass"}, {"99", "pass"}});
+    CHECK(runs.size() == 5);
+    CHECK(pids(runs) == 1);
+    CHECK(contains(read_file(dir / "junit/s1.xml"), "shared one process with labs 97, 98, 99"));
+
+    // Lab 98 fails after lab 97 in that process: it is run again as the first of a new one,
+    // whose verdict counts; lab 99 goes on after it there.
+    std::tie(kinds, runs) = grade("ok", "ok wrong", "ok");
+    CHECK(kinds == std::map<std::string, std::string>{{"97", "pass"}, {"98", "wrong-answer"}, {"99", "pass"}});
+    REQUIRE(runs.size() == 6);
+    CHECK(runs[0][1] == "97");            // 97, then 98 in the first process...
+    CHECK(runs[2] == std::vector<std::string>{runs[0][0], "98", "wrong"});
+    CHECK(runs[3][0] != runs[0][0]);      // ...98 again, first in a second one
+    CHECK(runs[3][1] == "98");
+    CHECK(runs[4] == std::vector<std::string>{runs[3][0], "98", "wrong"});
+    CHECK(runs[5][1] == "99");            // 99 left alone: its own executable
+    CHECK(runs[5][0] != runs[3][0]);
+    CHECK(pids(runs) == 3);
+
+    // The first lab's failure is its own: the next labs go on in a new process together.
+    std::tie(kinds, runs) = grade("crash", "ok", "ok");
+    CHECK(kinds == std::map<std::string, std::string>{{"97", "crash"}, {"98", "pass"}, {"99", "pass"}});
+    REQUIRE(runs.size() == 3);
+    CHECK(runs[0][1] == "97");
+    CHECK(runs[1][0] != runs[0][0]);
+    CHECK(runs[2][0] == runs[1][0]);
+
+    // A runner that describes a lab otherwise (a stale module) never runs that lab.
+    std::tie(kinds, runs) = grade("ok", "ok", "ok", {{"FAKE_STALE", "98_b"}});
+    CHECK(kinds.at("98") == "pass");
+    REQUIRE(runs.size() == 3);
+    CHECK(runs[0][1] == "97");  // 97 and 99 together, then 98 alone
+    CHECK(runs[1] == std::vector<std::string>{runs[0][0], "99", "ok"});
+    CHECK(runs[2][1] == "98");
+    CHECK(runs[2][0] != runs[0][0]);
+
+    // SYNCLAB_GRADE_SHARED=off: a process a lab.
+    std::tie(kinds, runs) = grade("ok", "ok", "ok", {{"SYNCLAB_GRADE_SHARED", "off"}});
+    CHECK(kinds.at("99") == "pass");
+    CHECK(pids(runs) == 3);
+}
+
+TEST_CASE("synclab-labs runs each lab from its own module, all on its one copy of the scaffolding") {
+    TempDir dir;
+    const std::string runner = test::lab("synclab-labs");
+    auto run = [&](const std::string &batch) {
+        std::ofstream(dir / "batch") << batch;
+        synclab::ProcessLimits limits;
+        limits.timeout_s = 120;
+        return synclab::run_process({runner, "--batch", dir / "batch"}, {{"SYNCLAB_KERNELS", ""}}, limits);
+    };
+    // Every lab describes itself through the runner exactly as its executable does: the modules
+    // keep their own declarations (GCC's one-per-process inline variables once gave lab 02
+    // lab 01's).
+    std::vector<std::string> dirs;
+    for (const auto &e : fs::directory_iterator(fs::path(runner).parent_path())) {
+        const std::string name = e.path().filename().string();
+        if (name.size() > 5 && name.rfind("lab", 0) == 0 && std::isdigit(static_cast<unsigned char>(name[3])) &&
+            e.is_regular_file())
+            dirs.push_back(name.substr(3));
+    }
+    std::sort(dirs.begin(), dirs.end());
+    REQUIRE(dirs.size() >= 2);
+    std::string batch;
+    for (const auto &d : dirs) batch += d + "\t--describe\n";
+    const auto described = run(batch);
+    REQUIRE(described.exited);
+    CHECK(described.exit_code == 0);
+    std::vector<std::string> said;
+    std::istringstream in(described.out);
+    for (std::string l; std::getline(in, l);) {
+        if (l.rfind("== run ", 0) == 0) said.emplace_back();
+        else if (!said.empty()) said.back() += l + "\n";
+    }
+    REQUIRE(said.size() == dirs.size());
+    for (std::size_t i = 0; i < dirs.size(); ++i) {
+        CAPTURE(dirs[i]);
+        const auto own = test::run_lab("lab" + dirs[i], {"--describe"});
+        CHECK(said[i] == own.out);
+    }
+
+    // Two labs' solutions in one process, each verified.
+    const std::string solutions = test::source("solutions");
+    const auto both = run("01_workgroup_reduce\t--kernels\t" + solutions + "\t--variant\tsync\t--verdict\t" +
+                          (dir / "v1") + "\n02_host_final_sum\t--kernels\t" + solutions +
+                          "\t--variant\thost\t--verdict\t" + (dir / "v2") + "\n");
+    CAPTURE(both.out);
+    CAPTURE(both.err);
+    CHECK(both.exit_code == 0);
+    CHECK(synclab::parse_verdict(read_file(dir / "v1")).kind == "verified");
+    CHECK(synclab::parse_verdict(read_file(dir / "v2")).kind == "verified");
+
+    // The modules' calls reach the runner's scaffolding, not their own copies: the per-process
+    // rule of one Oclgrind run holds across two labs.
+    if (test::have_oclgrind()) {
+        const auto og = run("01_workgroup_reduce\t--kernels\t" + solutions +
+                            "\t--variant\tsync\t--device\toclgrind\n02_host_final_sum\t--kernels\t" +
+                            solutions + "\t--variant\thost\t--device\toclgrind\t-n\t1000\n");
+        CAPTURE(og.out);
+        CHECK(og.exit_code == 2);
+        CHECK(contains(og.err, "lab02_host_final_sum: one Oclgrind run per process"));
+    }
+
+    // Bad input: one line, exit 2.
+    for (const auto &[line, says] : std::vector<std::pair<std::string, std::string>>{
+             {"ls\t-l\n", "line 1 names no lab (ls): begin each line with a lab's folder name"},
+             {"77_nothing\t--describe\n", "cannot load lab 77_nothing"},
+             {"01_workgroup_reduce\t--batch\tx\n", "names --batch itself"}}) {
+        const auto bad = run(line);
+        CHECK(bad.exit_code == 2);
+        CHECK(contains(bad.err, says));
+        CHECK(std::count(bad.err.begin(), bad.err.end(), '\n') == 1);
+    }
 }
 
 TEST_CASE("grading the starter fails lab 01 on its TODO kernel and not by a crash or a build error") {

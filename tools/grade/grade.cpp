@@ -8,9 +8,11 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <sstream>
+#include <unistd.h>
 
 #include "process.hpp"
 #include "synclab/oclgrind.hpp"
@@ -217,8 +219,94 @@ bool oclgrind_listed(const std::string &executable, const volatile int *stop) {
     return r.exited && r.exit_code == 0 && out.find("oclgrind") != std::string::npos;
 }
 
-Result grade_lab(const Recipe &recipe, const std::string &student, const std::string &kernels_dir,
-                 const Settings &s, const volatile int *stop, const std::string &job_dir) {
+namespace {
+
+// A job's private folders and what every child run there gets: the copy of the submission
+// (the lab never reads the student's folder itself), its temporary files and POCL's cache.
+struct JobFolders {
+    std::string copy, tmp, cache;
+    std::map<std::string, std::string> env;
+    std::vector<std::string> readable;  // what the sandbox lets a lab read besides the system
+};
+
+JobFolders job_folders(const std::string &job_dir, const Settings &s) {
+    JobFolders j;
+    j.copy = (fs::path(job_dir) / "submission").string();
+    j.tmp = (fs::path(job_dir) / "tmp").string();
+    j.cache = (fs::path(job_dir) / "cache").string();
+    std::error_code ec;
+    fs::create_directories(j.tmp, ec);
+    fs::create_directories(j.cache, ec);
+    j.env = {{"TMPDIR", j.tmp}, {"HOME", j.tmp}, {"POCL_CACHE_DIR", j.cache},
+             {"XDG_CACHE_HOME", j.cache}, {"SYNCLAB_KERNELS", ""}, {"OCLGRIND_LOG", ""},
+             {"OCL_ICD_VENDORS", s.icd_vendors}};
+    // The labs (and their modules), and the user's own OpenCL vendor folder when there is one.
+    j.readable = {s.bin_dir};
+    if (!s.icd_vendors.empty() && fs::is_directory(s.icd_vendors, ec)) j.readable.push_back(s.icd_vendors);
+    return j;
+}
+
+// One lab's dynamic runs on the first device, made in a process shared with other labs: as
+// run_batch would have returned them.
+struct Shared {
+    std::vector<Run> runs;
+    std::string note;
+};
+
+// The argument line of one run, as the lab takes it.
+synclab::Args run_line(const Recipe &recipe, const synclab::Args &set, const std::string &copy,
+                       const std::string &verdict, const Settings &s, const std::string &device) {
+    std::string variant_list;
+    for (const auto &v : recipe.variants) variant_list += (variant_list.empty() ? "" : ",") + v;
+    synclab::Args line{"--kernels", copy, "--verdict", verdict, "--variant", variant_list};
+    line.insert(line.end(), set.begin(), set.end());
+    if (s.seed) line.insert(line.end(), {"--seed", std::to_string(s.seed)});
+    line.insert(line.end(), {"--timeout", seconds_text(s.timeout_s)});
+    if (!device.empty()) line.insert(line.end(), {"--device", device});
+    return line;
+}
+
+std::string read_verdict_text(const std::string &path, bool *found = nullptr) {
+    std::ifstream in(path, std::ios::binary);
+    if (found) *found = static_cast<bool>(in);
+    if (!in) return "";
+    std::string text(1 << 20, '\0');  // a verdict is a few lines; never read one without end
+    in.read(&text[0], static_cast<std::streamsize>(text.size()));
+    text.resize(static_cast<std::size_t>(in.gcount()));
+    return text;
+}
+
+// The runs of one batch process from their verdict files: one Run per line it reached, the
+// process's own end (exit, signal, timeout, output) the last one's. A run that ended well and a
+// next one that left no verdict (its --verdict could not be written, or the process stopped):
+// the process's end is that next run's.
+std::vector<Run> batch_runs(std::vector<Run> out, const std::vector<std::string> &verdicts,
+                            const synclab::ProcessResult &process) {
+    std::size_t reached = 0;
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        bool found = false;
+        const std::string v = read_verdict_text(verdicts[i], &found);
+        if (!found) break;
+        out[i].verdict = synclab::parse_verdict(v);
+        reached = i + 1;
+    }
+    if (reached > 0 && reached < out.size() && out[reached - 1].verdict.finished &&
+        out[reached - 1].verdict.exit_code == 0)
+        ++reached;
+    out.resize(std::max<std::size_t>(reached, 1));
+    for (std::size_t i = 0; i + 1 < out.size(); ++i) {  // ended, and the next one began
+        out[i].process.exited = out[i].verdict.finished;
+        out[i].process.exit_code = out[i].verdict.exit_code;
+    }
+    out.back().process = process;
+    std::error_code ec;
+    for (const auto &v : verdicts) fs::remove(v, ec);
+    return out;
+}
+
+Result grade_one(const Recipe &recipe, const std::string &student, const std::string &kernels_dir,
+                 const Settings &s, const volatile int *stop, const std::string &job_dir,
+                 const Shared *shared) {
     const auto start = std::chrono::steady_clock::now();
     Result r;
     r.student = student;
@@ -243,22 +331,12 @@ Result grade_lab(const Recipe &recipe, const std::string &student, const std::st
     if (std::find(staged.files.begin(), staged.files.end(), recipe.kernel_file) ==
         staged.files.end())
         return finish("missing", "missing", recipe.kernel_file + " not handed in");
-    std::error_code ec;
-    const std::string tmp = (fs::path(job_dir) / "tmp").string();
-    const std::string cache = (fs::path(job_dir) / "cache").string();
-    fs::create_directories(tmp, ec);
-    fs::create_directories(cache, ec);
+    const JobFolders folders = job_folders(job_dir, s);
+    const std::map<std::string, std::string> &base_env = folders.env;
+    const std::vector<std::string> &readable = folders.readable;
 
     const std::string exe = (fs::path(s.bin_dir) / recipe.executable).string();
     const std::string verdict_file = (fs::path(job_dir) / "verdict.tsv").string();
-    // The children's temporary files and POCL's kernel cache are in the private folder too.
-    const std::map<std::string, std::string> base_env{
-        {"TMPDIR", tmp}, {"HOME", tmp}, {"POCL_CACHE_DIR", cache}, {"XDG_CACHE_HOME", cache},
-        {"SYNCLAB_KERNELS", ""}, {"OCLGRIND_LOG", ""}, {"OCL_ICD_VENDORS", s.icd_vendors}};
-    // What the sandbox lets the lab read besides the system: the labs, and the user's own
-    // OpenCL vendor folder when there is one.
-    std::vector<std::string> readable{s.bin_dir};
-    if (!s.icd_vendors.empty() && fs::is_directory(s.icd_vendors, ec)) readable.push_back(s.icd_vendors);
     std::string variant_list;
     for (const auto &v : recipe.variants) variant_list += (variant_list.empty() ? "" : ",") + v;
     auto run = [&](std::vector<std::string> args, std::map<std::string, std::string> env,
@@ -279,12 +357,8 @@ Result grade_lab(const Recipe &recipe, const std::string &student, const std::st
         limits.stop = stop;
         limits.parent_pipe = true;  // stops with the grader, through the sandbox
         out.process = synclab::run_process(s.sandbox.wrap(out.argv, job_dir, readable, copy), env, limits);
-        std::ifstream in(verdict_file, std::ios::binary);
-        std::string text(1 << 20, '\0');  // a verdict is a few lines; never read one without end
-        in.read(&text[0], static_cast<std::streamsize>(text.size()));
-        text.resize(static_cast<std::size_t>(in.gcount()));
-        in.close();
-        out.verdict = synclab::parse_verdict(text);
+        out.verdict = synclab::parse_verdict(read_verdict_text(verdict_file));
+        std::error_code ec;
         fs::remove(verdict_file, ec);
         return out;
     };
@@ -298,11 +372,7 @@ Result grade_lab(const Recipe &recipe, const std::string &student, const std::st
         std::string text;
         for (std::size_t i = 0; i < sets.size(); ++i) {
             verdicts.push_back((fs::path(job_dir) / ("verdict-" + std::to_string(i + 1) + ".tsv")).string());
-            synclab::Args line{"--kernels", copy, "--verdict", verdicts.back(), "--variant", variant_list};
-            line.insert(line.end(), sets[i].begin(), sets[i].end());
-            if (s.seed) line.insert(line.end(), {"--seed", std::to_string(s.seed)});
-            line.insert(line.end(), {"--timeout", seconds_text(s.timeout_s)});
-            if (!device.empty()) line.insert(line.end(), {"--device", device});
+            const synclab::Args line = run_line(recipe, sets[i], copy, verdicts.back(), s, device);
             out[i].argv = {exe};
             out[i].argv.insert(out[i].argv.end(), line.begin(), line.end());
             text += join(line, "\t") + "\n";
@@ -324,31 +394,9 @@ Result grade_lab(const Recipe &recipe, const std::string &student, const std::st
         env.insert(base_env.begin(), base_env.end());
         const synclab::ProcessResult process = synclab::run_process(
             s.sandbox.wrap({exe, "--batch", batch_file}, job_dir, readable, copy), env, limits);
-        std::size_t reached = 0;
-        for (std::size_t i = 0; i < sets.size(); ++i) {
-            std::ifstream in(verdicts[i], std::ios::binary);
-            if (!in) break;
-            std::string v(1 << 20, '\0');  // a verdict is a few lines; never read one without end
-            in.read(&v[0], static_cast<std::streamsize>(v.size()));
-            v.resize(static_cast<std::size_t>(in.gcount()));
-            out[i].verdict = synclab::parse_verdict(v);
-            reached = i + 1;
-        }
-        // A run that ended well and a next one that left no verdict (its --verdict could not be
-        // written, or the lab stopped early): the process's end is that next run's.
-        if (reached > 0 && reached < sets.size() && out[reached - 1].verdict.finished &&
-            out[reached - 1].verdict.exit_code == 0)
-            ++reached;
-        out.resize(std::max<std::size_t>(reached, 1));
-        for (std::size_t i = 0; i + 1 < out.size(); ++i) {  // ended, and the next one began
-            out[i].process.exited = out[i].verdict.finished;
-            out[i].process.exit_code = out[i].verdict.exit_code;
-        }
-        out.back().process = process;
         std::error_code ec;
-        for (const auto &v : verdicts) fs::remove(v, ec);
         fs::remove(batch_file, ec);
-        return out;
+        return batch_runs(std::move(out), verdicts, process);
     };
     // Which graded variants a run did not check, and why (a device without sub-groups, say).
     std::map<std::string, std::string> unchecked;
@@ -373,6 +421,7 @@ Result grade_lab(const Recipe &recipe, const std::string &student, const std::st
     std::string kind, reason;
     std::vector<std::string> failed, not_run;
     int runs = 0;
+    if (shared) r.details += shared->note + "\n";
     for (std::size_t d = 0; d < s.devices.size() && kind.empty(); ++d) {
         const std::string &device = s.devices[d];
         const std::string on_device = device.empty() ? "" : " --device " + device;
@@ -383,9 +432,11 @@ Result grade_lab(const Recipe &recipe, const std::string &student, const std::st
             // --quick: the first run this device can make, alone.
             const std::size_t upto = s.quick ? from + 1 : sets.size();
             const std::vector<Run> done =
-                run_batch({sets.begin() + static_cast<std::ptrdiff_t>(from),
-                           sets.begin() + static_cast<std::ptrdiff_t>(upto)},
-                          device, s.device_memory_bytes.at(d));
+                shared && d == 0 && from == 0
+                    ? shared->runs
+                    : run_batch({sets.begin() + static_cast<std::ptrdiff_t>(from),
+                                 sets.begin() + static_cast<std::ptrdiff_t>(upto)},
+                                device, s.device_memory_bytes.at(d));
             if (*stop) return finish("", "", "");
             std::size_t next = sets.size();
             for (std::size_t j = 0; j < done.size() && kind.empty(); ++j) {
@@ -479,6 +530,189 @@ Result grade_lab(const Recipe &recipe, const std::string &student, const std::st
     if (!og_kind.empty()) return finish("fail", og_kind, og_reason + skipped_note);
     return finish("pass", "pass",
                   std::to_string(runs) + " run(s) right; Oclgrind: no findings" + skipped_note);
+}
+
+// The labs `part` (indices into `recipes`, one dynamic-run environment) in one synclab-labs
+// process, in order. Fills `shared` for each lab whose runs count (see grade_labs) and returns
+// how many of `part`, from its start, are settled: the next process begins after them.
+std::size_t run_shared(const std::vector<const Recipe *> &recipes, const std::vector<std::size_t> &part,
+                       const std::string &kernels_dir, const Settings &s, const volatile int *stop,
+                       const std::string &job_dir, std::vector<std::optional<Shared>> &shared) {
+    clear_folder(job_dir);
+    const JobFolders folders = job_folders(job_dir, s);
+    // Every lab of `part` stages the same files (grade_labs checked): any one leaves them there.
+    stage_submission(kernels_dir, folders.copy, recipes[part.front()]->kernel_file);
+    struct Line {
+        std::size_t lab;  // index into part
+        synclab::Args args;
+    };
+    std::vector<Line> lines;
+    std::vector<std::string> verdicts;
+    std::vector<Run> out;
+    std::string text;
+    for (std::size_t k = 0; k < part.size(); ++k) {
+        const Recipe &recipe = *recipes[part[k]];
+        const std::size_t count = s.quick ? 1 : recipe.runs.size();
+        for (std::size_t i = 0; i < count; ++i) {
+            verdicts.push_back((fs::path(job_dir) / ("verdict-" + std::to_string(verdicts.size() + 1) + ".tsv")).string());
+            const synclab::Args line = run_line(recipe, recipe.runs[i], folders.copy, verdicts.back(), s, s.devices[0]);
+            lines.push_back({k, line});
+            out.emplace_back();
+            out.back().argv = {(fs::path(s.bin_dir) / recipe.executable).string()};
+            out.back().argv.insert(out.back().argv.end(), line.begin(), line.end());
+            text += recipe.declaration.dir + "\t" + join(line, "\t") + "\n";
+        }
+    }
+    const std::string batch_file = (fs::path(job_dir) / "batch.tsv").string();
+    {
+        std::ofstream f(batch_file, std::ios::binary | std::ios::trunc);
+        f << text;
+    }
+    synclab::ProcessLimits limits;
+    limits.timeout_s = std::min(s.timeout_s * static_cast<double>(lines.size()) + 30, synclab::kMaxTimeout);
+    limits.memory_bytes = s.device_memory_bytes.at(0);
+    limits.cwd = folders.copy;  // so each lab names its kernel file as the student does
+    limits.stop = stop;
+    limits.parent_pipe = true;
+    std::map<std::string, std::string> env = dynamic_run_env(recipes[part.front()]->declaration);
+    env.insert(folders.env.begin(), folders.env.end());
+    synclab::ProcessResult process = synclab::run_process(
+        s.sandbox.wrap({s.runner, "--batch", batch_file}, job_dir, folders.readable, folders.copy),
+        env, limits);
+    std::error_code ec;
+    fs::remove(batch_file, ec);
+    if (*stop) return part.size();
+    // Each run's own part of the output: the runner starts each with "== run I of N:".
+    std::vector<std::string> said(lines.size());
+    {
+        std::istringstream in(process.out);
+        std::size_t at = 0;
+        for (std::string l; std::getline(in, l);) {
+            std::size_t i = 0;
+            if (std::sscanf(l.c_str(), "== run %zu of", &i) == 1 && i >= 1 && i <= lines.size()) at = i - 1;
+            said[at] += l + "\n";
+        }
+    }
+    const std::vector<Run> runs = batch_runs(std::move(out), verdicts, process);
+    std::string labs_text;
+    for (std::size_t k = 0; k < part.size(); ++k)
+        labs_text += (k ? ", " : "") + recipes[part[k]]->id;
+    const std::string note = "its dynamic runs shared one process with labs " + labs_text +
+                             " (synclab-labs)";
+    std::size_t line = 0;
+    for (std::size_t k = 0; k < part.size(); ++k) {
+        Shared mine;
+        mine.note = note;
+        bool clean = true;
+        for (; line < lines.size() && lines[line].lab == k; ++line) {
+            if (line >= runs.size()) {
+                clean = false;
+                break;
+            }
+            Run run = runs[line];
+            if (line + 1 < runs.size()) {  // the whole output stays with the last one
+                run.process.out = said[line];
+                run.process.err.clear();
+            }
+            const bool ok = run.verdict.finished && run.verdict.exit_code == 0 &&
+                            run.process.exited && run.process.exit_code == 0;
+            mine.runs.push_back(std::move(run));
+            if (!ok) {
+                clean = false;
+                break;
+            }
+        }
+        if (clean) {
+            shared[part[k]] = std::move(mine);
+            continue;
+        }
+        // Its first lab's runs are its own, as if it had run alone; a later lab's failure may be
+        // what an earlier lab left in the process: it starts the next one.
+        if (k == 0) {
+            shared[part[k]] = std::move(mine);
+            return 1;
+        }
+        return k;
+    }
+    return part.size();
+}
+
+}  // namespace
+
+Result grade_lab(const Recipe &recipe, const std::string &student, const std::string &kernels_dir,
+                 const Settings &s, const volatile int *stop, const std::string &job_dir) {
+    return grade_one(recipe, student, kernels_dir, s, stop, job_dir, nullptr);
+}
+
+std::vector<Result> grade_labs(const std::vector<const Recipe *> &recipes, const std::string &student,
+                               const std::string &kernels_dir, const Settings &s,
+                               const volatile int *stop, const std::string &job_dir) {
+    std::vector<std::optional<Shared>> shared(recipes.size());
+    if (!s.runner.empty() && s.devices.size() == 1) {
+        // Labs that take the same environment, each staging the same files (one whose own file
+        // is missing or refused is graded alone, and says so at once).
+        std::map<std::map<std::string, std::string>, std::vector<std::size_t>> groups;
+        std::map<std::size_t, std::vector<std::string>> staged_files;
+        const std::string probe = (fs::path(job_dir) / "submission").string();
+        for (std::size_t i = 0; i < recipes.size() && !*stop; ++i) {
+            if (!s.runner_labs.count(recipes[i]->id) || recipes[i]->runs.empty()) continue;
+            clear_folder(job_dir);
+            const Staged st = stage_submission(kernels_dir, probe, recipes[i]->kernel_file);
+            if (!st.refused.empty() ||
+                std::find(st.files.begin(), st.files.end(), recipes[i]->kernel_file) == st.files.end())
+                continue;
+            std::vector<std::string> files = st.files;
+            std::sort(files.begin(), files.end());
+            staged_files[i] = files;
+            groups[dynamic_run_env(recipes[i]->declaration)].push_back(i);
+        }
+        for (auto &[env, members] : groups) {
+            // The files most of the group stage; a lab that stages others is graded alone.
+            std::vector<std::size_t> same;
+            for (std::size_t m : members)
+                if (staged_files[m] == staged_files[members.front()]) same.push_back(m);
+            for (std::size_t at = 0; same.size() - at >= 2 && !*stop;)
+                at += run_shared(recipes, {same.begin() + static_cast<std::ptrdiff_t>(at), same.end()},
+                                 kernels_dir, s, stop, job_dir, shared);
+        }
+    }
+    std::vector<Result> out;
+    for (std::size_t i = 0; i < recipes.size(); ++i)
+        out.push_back(grade_one(*recipes[i], student, kernels_dir, s, stop, job_dir,
+                                shared[i] ? &*shared[i] : nullptr));
+    return out;
+}
+
+std::set<std::string> runner_labs(const std::string &runner, const std::vector<Recipe> &labs,
+                                  const std::string &folder, const volatile int *stop) {
+    std::set<std::string> out;
+    if (labs.empty() || access(runner.c_str(), X_OK) != 0) return out;
+    const std::string batch = (fs::path(folder) / "describe.tsv").string();
+    {
+        std::ofstream f(batch, std::ios::binary | std::ios::trunc);
+        for (const auto &l : labs) f << l.declaration.dir << "\t--describe\n";
+    }
+    synclab::ProcessLimits limits;
+    limits.timeout_s = 60;
+    limits.stop = stop;
+    const auto p = synclab::run_process({runner, "--batch", batch}, {}, limits);
+    std::error_code ec;
+    fs::remove(batch, ec);
+    if (!p.exited || p.exit_code != 0) return out;
+    std::vector<std::string> said(labs.size());
+    std::istringstream in(p.out);
+    std::size_t at = labs.size();
+    for (std::string l; std::getline(in, l);) {
+        std::size_t i = 0;
+        if (std::sscanf(l.c_str(), "== run %zu of", &i) == 1 && i >= 1 && i <= labs.size()) {
+            at = i - 1;
+            continue;
+        }
+        if (at < labs.size()) said[at] += l + "\n";
+    }
+    for (std::size_t i = 0; i < labs.size(); ++i)
+        if (!labs[i].description.empty() && said[i] == labs[i].description) out.insert(labs[i].id);
+    return out;
 }
 
 }  // namespace grade

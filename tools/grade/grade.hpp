@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,11 @@ struct Settings {
     // for itself is not the children's.
     std::string icd_vendors;
     Sandbox sandbox;            // not available(): children run with the limits above only
+    // synclab-labs beside the labs ("" = none), and the labs (ids) it runs as their own
+    // executables do (runner_labs): grade_labs gives those one process for all their dynamic
+    // runs on the one device.
+    std::string runner;
+    std::set<std::string> runner_labs;
 };
 
 // Grades `recipe` for the submission whose kernel files are in `kernels_dir` (absolute), using
@@ -49,6 +55,22 @@ struct Settings {
 // the running child is killed and the result comes back unfinished (grade "").
 Result grade_lab(const Recipe &recipe, const std::string &student, const std::string &kernels_dir,
                  const Settings &settings, const volatile int *stop, const std::string &job_dir);
+
+// Grades several labs of one submission, in the order given. The labs the runner can run whose
+// dynamic-run environment is the same share one process for their dynamic runs, and with it
+// what an OpenCL implementation loads once per context (POCL: its kernel library, about half a
+// second a process). A lab's runs count from a shared process only when it passed there, or
+// when it was that process's first lab: a lab that fails after another lab of the same process
+// is run again as the first of a new one, so no lab is graded on what another lab left behind.
+// The race check and the rest are grade_lab's, lab by lab.
+std::vector<Result> grade_labs(const std::vector<const Recipe *> &recipes, const std::string &student,
+                               const std::string &kernels_dir, const Settings &settings,
+                               const volatile int *stop, const std::string &job_dir);
+
+// Which of `labs` the runner describes exactly as their executables do (--describe through it,
+// with `folder` for its batch file); none when it is missing or fails.
+std::set<std::string> runner_labs(const std::string &runner, const std::vector<Recipe> &labs,
+                                  const std::string &folder, const volatile int *stop = nullptr);
 
 // The environment the grader adds for a lab's dynamic runs. On POCL, each kernel is compiled once
 // for every work-group size (POCL_WORK_GROUP_SPECIALIZATION=0): the same source at the same

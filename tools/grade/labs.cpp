@@ -55,6 +55,7 @@ std::vector<Recipe> discover_labs(const std::string &bin_dir, std::vector<std::s
                 continue;
             }
             labs.push_back(recipe_of(d));
+            labs.back().description = p.out;
         } catch (const std::exception &e) {
             if (problems) problems->push_back(file + ": " + e.what());
         }

@@ -22,6 +22,7 @@ struct Recipe {
     std::vector<std::string> oclgrind;
     std::string race_skipped;
     synclab::Declaration declaration;
+    std::string description;  // its --describe, as printed
 };
 
 Recipe recipe_of(const synclab::Declaration &d);

@@ -530,6 +530,15 @@ int run(int argc, char **argv) {
     // Fixed for the whole class up front, so a resumed run writes the same files.
     const std::vector<std::string> junit_files = grade::junit_names(names);
 
+    // The labs of one submission in one process where synclab-labs can run them (grade_labs);
+    // SYNCLAB_GRADE_SHARED=off grades one process a lab.
+    const char *shared_env = std::getenv("SYNCLAB_GRADE_SHARED");
+    if (!(shared_env && std::string(shared_env) == "off")) {
+        settings.runner = (fs::path(bin) / "synclab-labs").string();
+        settings.runner_labs = grade::runner_labs(settings.runner, all_labs, work, &g_stop_flag);
+        if (settings.runner_labs.empty()) settings.runner.clear();
+    }
+
     // Every (student, lab) in gradebook order; the workers take the ungraded ones in turn.
     struct Task {
         std::size_t student;
@@ -550,7 +559,17 @@ int run(int argc, char **argv) {
                 todo.push_back(tasks.size() - 1);
             }
         }
-    jobs = static_cast<unsigned>(std::min<std::size_t>(jobs, std::max<std::size_t>(todo.size(), 1)));
+    // What a worker takes: a student's ungraded labs together, when the class keeps every worker
+    // busy that way and they can share a process; otherwise one (student, lab).
+    std::vector<std::vector<std::size_t>> units;
+    const bool by_student = !settings.runner.empty() && subs.size() >= jobs && labs.size() > 1;
+    for (std::size_t t : todo) {
+        if (by_student && !units.empty() && tasks[units.back().front()].student == tasks[t].student)
+            units.back().push_back(t);
+        else
+            units.push_back({t});
+    }
+    jobs = static_cast<unsigned>(std::min<std::size_t>(jobs, std::max<std::size_t>(units.size(), 1)));
     std::cout << "grading " << subs.size() << (one ? " submission" : " submissions") << " x "
               << labs.size() << " lab(s), " << jobs << " at a time; gradebook " << csv
               << (done.empty() ? "" : " (resumed)") << ", JUnit reports in " << junit << "/\n"
@@ -565,29 +584,40 @@ int run(int argc, char **argv) {
         std::error_code e;
         fs::create_directories(job_dir, e);
         for (;;) {
-            std::size_t t;
+            std::size_t u;
             {
                 std::lock_guard<std::mutex> lock(m);
-                if (next >= todo.size() || abort_workers || g_stop) return;
-                t = todo[next++];
+                if (next >= units.size() || abort_workers || g_stop) return;
+                u = next++;
             }
-            Task &task = tasks[t];
-            const Submission &sub = subs[task.student];
-            grade::Result r;
+            const Submission &sub = subs[tasks[units[u].front()].student];
+            std::vector<const grade::Recipe *> recipes;
+            for (std::size_t t : units[u]) recipes.push_back(tasks[t].recipe);
+            std::vector<grade::Result> results;
             if (!sub.refused.empty()) {
-                r.student = sub.student;
-                r.lab = task.recipe->id;
-                r.grade = "fail";
-                r.kind = "refused";
-                r.reason = sub.refused;
+                for (const auto *recipe : recipes) {
+                    grade::Result r;
+                    r.student = sub.student;
+                    r.lab = recipe->id;
+                    r.grade = "fail";
+                    r.kind = "refused";
+                    r.reason = sub.refused;
+                    results.push_back(r);
+                }
+            } else if (recipes.size() == 1) {
+                results.push_back(grade::grade_lab(*recipes[0], sub.student,
+                                                   kernels_in(sub.dir, all_labs), settings,
+                                                   &g_stop_flag, job_dir));
             } else {
-                r = grade::grade_lab(*task.recipe, sub.student, kernels_in(sub.dir, all_labs),
-                                     settings, &g_stop_flag, job_dir);
+                results = grade::grade_labs(recipes, sub.student, kernels_in(sub.dir, all_labs),
+                                            settings, &g_stop_flag, job_dir);
             }
             {
                 std::lock_guard<std::mutex> lock(m);
-                task.result = std::move(r);
-                task.ready = true;
+                for (std::size_t i = 0; i < units[u].size(); ++i) {
+                    tasks[units[u][i]].result = std::move(results[i]);
+                    tasks[units[u][i]].ready = true;
+                }
             }
             cv.notify_all();
         }

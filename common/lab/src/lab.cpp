@@ -280,6 +280,9 @@ namespace {
 // The grader gives its children SYNCLAB_PARENT_FD, a pipe that reads end-of-file once the grader
 // is gone (tools/grade/process.hpp, parent_pipe): the lab then stops at once, sandbox or not.
 void watch_parent() {
+    static bool watching = false;  // once a process: synclab-labs runs many labs in one
+    if (watching) return;
+    watching = true;
     const char *text = std::getenv("SYNCLAB_PARENT_FD");
     if (!text || !*text) return;
     const int fd = std::atoi(text);
