@@ -146,32 +146,59 @@ TEST_CASE("with a list of devices every dynamic run happens on each of them") {
                    "--device " + test::dynamic_devices().front().spec()));
 }
 
-// A lab written as a script, beside a copy of the grader: it declares the grading runs named in
-// FAKE_STEPS and, run with --batch, logs each run (its process, and the POCL settings it was
-// given) and ends it as its --step says.
-const char *kScriptedLab = R"SH(#!/bin/bash
-if [ "$1" = --describe ]; then
-  printf 'synclab-lab\t1\ndir\t99_scripted\nsummary\ts\ndescription\td\nvariant\ta\tk\t-\n'
-  for step in $FAKE_STEPS; do printf 'grade\t--step\t%s\n' "$step"; done
+// Scripted labs named lab9N_x, and as synclab-labs a scripted runner of them: FAKE_9N_x lists how
+// each of that lab's runs ends (ok, wrong, crash, unsupported, quit: exit 0 with no verdict and
+// runs left, or later: a crash unless the lab is its process's first, as if an earlier lab had
+// left the process broken); FAKE_BUILD_PER_SIZE makes it declare build-per-size. Every run logs "pid lab step"
+// and the POCL settings it was given. FAKE_STALE=9N_x: the runner describes that lab otherwise
+// than its executable does.
+const char *kScriptedLabs = R"SH(#!/bin/bash
+me=$(basename "$0")
+describe() {
+  printf 'synclab-lab\t1\ndir\t%s\nsummary\ts\ndescription\td\nvariant\ta\tk\t-\n' "$1"
+  local steps=FAKE_$1
+  for step in ${!steps}; do printf 'grade\t--step\t%s\n' "$step"; done
   [ -z "$FAKE_BUILD_PER_SIZE" ] || printf 'build-per-size\n'
-  exit 0
-fi
-[ "$1" = --batch ] || exit 0  # --list-devices: no Oclgrind here
-while IFS=$'\t' read -r -a args; do
-  verdict= step=
+}
+one() {
+  local lab=$1 verdict= step=
+  shift
+  local args=("$@")
   for ((i = 0; i < ${#args[@]}; ++i)); do
     case ${args[i]} in --verdict) verdict=${args[i+1]} ;; --step) step=${args[i+1]} ;; esac
   done
-  echo "$$ $step ${POCL_WORK_GROUP_SPECIALIZATION-unset} ${POCL_CPU_MAX_CU_COUNT-unset}/${POCL_MAX_PTHREAD_COUNT-unset}/${POCL_CPU_MIN_CU_COUNT-unset}" >> "$FAKE_LOG"
+  echo "$$ ${lab%%_*} $step ${POCL_WORK_GROUP_SPECIALIZATION-unset} ${POCL_CPU_MAX_CU_COUNT-unset}/${POCL_MAX_PTHREAD_COUNT-unset}/${POCL_CPU_MIN_CU_COUNT-unset}" >> "$FAKE_LOG"
   printf 'synclab-verdict\t1\nseed\t5\n' > "$verdict"
   case $step in
     ok) printf 'variant\ta\tverified\t-\nresult\t0\tverified\t-\t-\n' >> "$verdict" ;;
-    wrong) printf 'variant\ta\twrong\tk: 3 sums wrong\nresult\t1\twrong\t-\t-\n' >> "$verdict"; exit 1 ;;
+    wrong) printf 'variant\ta\twrong\tk: 3 sums wrong\nresult\t1\twrong\t-\t-\n' >> "$verdict"; return 1 ;;
     crash) kill -SEGV $$ ;;
-    unsupported) printf 'result\t2\tunsupported\t-\tgroups of 1024 are above this device'"'"'s 256\n' >> "$verdict"; exit 2 ;;
-    quit) rm "$verdict"; exit 0 ;;  # ends well, but with no verdict and runs left
+    unsupported) printf 'result\t2\tunsupported\t-\tgroups of 1024 are above this device'"'"'s 256\n' >> "$verdict"; return 2 ;;
+    quit) rm "$verdict"; exit 0 ;;
+    later) [ "$first" = "$lab" ] || kill -SEGV $$
+           printf 'variant\ta\tverified\t-\nresult\t0\tverified\t-\t-\n' >> "$verdict" ;;
   esac
-done < "$2"
+}
+if [ "$me" = synclab-labs ]; then
+  [ "$1" = --batch ] || exit 2
+  n=$(grep -c . "$2") i=0
+  while IFS=$'\t' read -r -a args; do
+    i=$((i + 1))
+    echo "== run $i of $n: lab${args[*]}"
+    first=${first:-${args[0]}}
+    if [ "${args[1]}" = --describe ]; then
+      describe "${args[0]}"
+      [ "$FAKE_STALE" != "${args[0]}" ] || echo "stale"
+    else
+      one "${args[@]}" || exit $?
+    fi
+  done < "$2"
+  exit 0
+fi
+lab=${me#lab} first=${me#lab}
+[ "$1" = --describe ] && { describe "$lab"; exit 0; }
+[ "$1" = --batch ] || exit 0  # --list-devices: no Oclgrind here
+while IFS=$'\t' read -r -a args; do one "$lab" "${args[@]}" || exit $?; done < "$2"
 )SH";
 
 TEST_CASE("a lab's grading runs share one process, which stops at the first failure and names it") {
@@ -180,7 +207,7 @@ TEST_CASE("a lab's grading runs share one process, which stops at the first fail
     fs::create_directories(bin);
     fs::create_directories(student);
     fs::copy_file(test::lab(kGrader), bin / kGrader);
-    std::ofstream(bin / "lab99_scripted") << kScriptedLab;
+    std::ofstream(bin / "lab99_scripted") << kScriptedLabs;
     fs::permissions(bin / "lab99_scripted", fs::perms::owner_all);
     std::ofstream(student / "99_scripted.cl") << "kernel void k() {}\n";
     fs::create_directories(dir.path / "kernels");  // the project's starter, which the grader looks for
@@ -189,7 +216,7 @@ TEST_CASE("a lab's grading runs share one process, which stops at the first fail
     auto grade = [&](const std::string &steps, bool per_size = false, bool quick = false) {
         fs::remove(log);
         // The grader's own POCL setting (a host's 16 threads) must not reach the lab.
-        std::map<std::string, std::string> env{{"FAKE_STEPS", steps}, {"FAKE_LOG", log},
+        std::map<std::string, std::string> env{{"FAKE_99_scripted", steps}, {"FAKE_LOG", log},
                                                {"SYNCLAB_GRADE_SANDBOX", "off"},
                                                {"POCL_CPU_MAX_CU_COUNT", "16"},
                                                {"POCL_MAX_PTHREAD_COUNT", "16"},
@@ -209,7 +236,7 @@ TEST_CASE("a lab's grading runs share one process, which stops at the first fail
         REQUIRE(rows.size() == 1);
         std::vector<std::vector<std::string>> runs;  // {pid, step, POCL settings}
         std::istringstream in(read_file(log));
-        for (std::string pid, step, spec, cus; in >> pid >> step >> spec >> cus;)
+        for (std::string pid, lab, step, spec, cus; in >> pid >> lab >> step >> spec >> cus;)
             runs.push_back({pid, step, spec, cus});
         return std::make_pair(rows[0], runs);
     };
@@ -278,52 +305,6 @@ TEST_CASE("a lab's grading runs share one process, which stops at the first fail
     CHECK(quit_runs.size() == 2);
 }
 
-// Scripted labs named lab9N_x, and as synclab-labs a scripted runner of them: FAKE_9N_x lists how
-// each of that lab's runs ends; every run logs "pid lab step". FAKE_STALE=9N_x: the runner
-// describes that lab otherwise than its executable does.
-const char *kScriptedLabs = R"SH(#!/bin/bash
-me=$(basename "$0")
-describe() {
-  printf 'synclab-lab\t1\ndir\t%s\nsummary\ts\ndescription\td\nvariant\ta\tk\t-\n' "$1"
-  local steps=FAKE_$1
-  for step in ${!steps}; do printf 'grade\t--step\t%s\n' "$step"; done
-}
-one() {
-  local lab=$1 verdict= step=
-  shift
-  local args=("$@")
-  for ((i = 0; i < ${#args[@]}; ++i)); do
-    case ${args[i]} in --verdict) verdict=${args[i+1]} ;; --step) step=${args[i+1]} ;; esac
-  done
-  echo "$$ ${lab%%_*} $step" >> "$FAKE_LOG"
-  printf 'synclab-verdict\t1\nseed\t5\n' > "$verdict"
-  case $step in
-    ok) printf 'variant\ta\tverified\t-\nresult\t0\tverified\t-\t-\n' >> "$verdict" ;;
-    wrong) printf 'variant\ta\twrong\tk: 3 sums wrong\nresult\t1\twrong\t-\t-\n' >> "$verdict"; return 1 ;;
-    crash) kill -SEGV $$ ;;
-  esac
-}
-if [ "$me" = synclab-labs ]; then
-  [ "$1" = --batch ] || exit 2
-  n=$(grep -c . "$2") i=0
-  while IFS=$'\t' read -r -a args; do
-    i=$((i + 1))
-    echo "== run $i of $n: lab${args[*]}"
-    if [ "${args[1]}" = --describe ]; then
-      describe "${args[0]}"
-      [ "$FAKE_STALE" != "${args[0]}" ] || echo "stale"
-    else
-      one "${args[@]}" || exit $?
-    fi
-  done < "$2"
-  exit 0
-fi
-lab=${me#lab}
-[ "$1" = --describe ] && { describe "$lab"; exit 0; }
-[ "$1" = --batch ] || exit 0  # --list-devices: no Oclgrind here
-while IFS=$'\t' read -r -a args; do one "$lab" "${args[@]}" || exit $?; done < "$2"
-)SH";
-
 TEST_CASE("a submission's labs share one process; one that fails after another is run again first") {
     TempDir dir;
     const fs::path bin = dir.path / "bin", student = dir.path / "class" / "s1";
@@ -363,7 +344,8 @@ TEST_CASE("a submission's labs share one process; one that fails after another i
         for (const auto &row : rows) kinds[row.lab] = row.kind;
         std::vector<std::vector<std::string>> runs;
         std::istringstream in(read_file(log));
-        for (std::string pid, lab, step; in >> pid >> lab >> step;) runs.push_back({pid, lab, step});
+        for (std::string pid, lab, step, spec, cus; in >> pid >> lab >> step >> spec >> cus;)
+            runs.push_back({pid, lab, step});
         return std::make_pair(kinds, runs);
     };
     auto pids = [](const std::vector<std::vector<std::string>> &runs) {
@@ -380,18 +362,35 @@ TEST_CASE("a submission's labs share one process; one that fails after another i
     CHECK(pids(runs) == 1);
     CHECK(contains(read_file(dir / "junit/s1.xml"), "shared one process with labs 97, 98, 99"));
 
-    // Lab 98 fails after lab 97 in that process: it is run again as the first of a new one,
-    // whose verdict counts; lab 99 goes on after it there.
-    std::tie(kinds, runs) = grade("ok", "ok wrong", "ok");
-    CHECK(kinds == std::map<std::string, std::string>{{"97", "pass"}, {"98", "wrong-answer"}, {"99", "pass"}});
+    // Lab 98 crashes after lab 97 in that process, as if 97 had broken it: 98 is run again as
+    // the first of a new one, whose verdict counts, and 99 goes on after it there.
+    std::tie(kinds, runs) = grade("ok", "ok later", "ok");
+    CHECK(kinds == std::map<std::string, std::string>{{"97", "pass"}, {"98", "pass"}, {"99", "pass"}});
     REQUIRE(runs.size() == 6);
     CHECK(runs[0][1] == "97");            // 97, then 98 in the first process...
-    CHECK(runs[2] == std::vector<std::string>{runs[0][0], "98", "wrong"});
-    CHECK(runs[3][0] != runs[0][0]);      // ...98 again, first in a second one
+    CHECK(runs[2] == std::vector<std::string>{runs[0][0], "98", "later"});
+    CHECK(runs[3][0] != runs[0][0]);      // ...98 again, first in a second one, then 99
     CHECK(runs[3][1] == "98");
-    CHECK(runs[4] == std::vector<std::string>{runs[3][0], "98", "wrong"});
-    CHECK(runs[5][1] == "99");            // 99 left alone: its own executable
-    CHECK(runs[5][0] != runs[3][0]);
+    CHECK(runs[4] == std::vector<std::string>{runs[3][0], "98", "later"});
+    CHECK(runs[5] == std::vector<std::string>{runs[3][0], "99", "ok"});
+    CHECK(pids(runs) == 2);
+
+    // A wrong answer after another lab is the lab's own: it stands, not run again; the labs after
+    // it go on in a new process (99, left alone, in its own executable).
+    std::tie(kinds, runs) = grade("ok", "ok wrong", "ok");
+    CHECK(kinds == std::map<std::string, std::string>{{"97", "pass"}, {"98", "wrong-answer"}, {"99", "pass"}});
+    REQUIRE(runs.size() == 4);
+    CHECK(runs[2] == std::vector<std::string>{runs[0][0], "98", "wrong"});
+    CHECK(runs[3][1] == "99");
+    CHECK(runs[3][0] != runs[0][0]);
+
+    // So is a run the device cannot make: the lab's other runs go on in its own executable.
+    std::tie(kinds, runs) = grade("ok", "unsupported ok", "ok");
+    CHECK(kinds == std::map<std::string, std::string>{{"97", "pass"}, {"98", "pass"}, {"99", "pass"}});
+    REQUIRE(runs.size() == 4);
+    CHECK(runs[1] == std::vector<std::string>{runs[0][0], "98", "unsupported"});
+    CHECK(runs[2][1] == "98");
+    CHECK(runs[2][0] != runs[0][0]);
     CHECK(pids(runs) == 3);
 
     // The first lab's failure is its own: the next labs go on in a new process together.

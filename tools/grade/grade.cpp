@@ -532,16 +532,20 @@ Result grade_one(const Recipe &recipe, const std::string &student, const std::st
                   std::to_string(runs) + " run(s) right; Oclgrind: no findings" + skipped_note);
 }
 
-// The labs `part` (indices into `recipes`, one dynamic-run environment) in one synclab-labs
-// process, in order. Fills `shared` for each lab whose runs count (see grade_labs) and returns
-// how many of `part`, from its start, are settled: the next process begins after them.
+// The labs `part` (indices into `recipes`, one dynamic-run environment, each staging `files`)
+// in one synclab-labs process, in order. Fills `shared` for each lab whose runs count (see
+// grade_labs) and returns how many of `part`, from its start, are settled: the next process
+// begins after them. When the copy or the runner itself fails, all are (and none is shared):
+// each lab then runs alone, so no such failure is ever a student's grade.
 std::size_t run_shared(const std::vector<const Recipe *> &recipes, const std::vector<std::size_t> &part,
-                       const std::string &kernels_dir, const Settings &s, const volatile int *stop,
-                       const std::string &job_dir, std::vector<std::optional<Shared>> &shared) {
+                       const std::vector<std::string> &files, const std::string &kernels_dir,
+                       const Settings &s, const volatile int *stop, const std::string &job_dir,
+                       std::vector<std::optional<Shared>> &shared) {
     clear_folder(job_dir);
     const JobFolders folders = job_folders(job_dir, s);
-    // Every lab of `part` stages the same files (grade_labs checked): any one leaves them there.
-    stage_submission(kernels_dir, folders.copy, recipes[part.front()]->kernel_file);
+    Staged staged = stage_submission(kernels_dir, folders.copy, recipes[part.front()]->kernel_file);
+    std::sort(staged.files.begin(), staged.files.end());
+    if (!staged.refused.empty() || staged.files != files) return part.size();
     struct Line {
         std::size_t lab;  // index into part
         synclab::Args args;
@@ -594,9 +598,16 @@ std::size_t run_shared(const std::vector<const Recipe *> &recipes, const std::ve
         }
     }
     const std::vector<Run> runs = batch_runs(std::move(out), verdicts, process);
-    std::string labs_text;
-    for (std::size_t k = 0; k < part.size(); ++k)
-        labs_text += (k ? ", " : "") + recipes[part[k]]->id;
+    // The runner could not run a line (a module it cannot load here): nothing of it counts.
+    const Run &end = runs.back();
+    if (!end.verdict.finished && end.process.exited && end.process.exit_code == 2 &&
+        end.process.err.rfind("synclab-labs: ", 0) == 0)
+        return part.size();
+    std::string labs_text;  // the labs the process reached
+    for (std::size_t k = 0, i = 0; k < part.size(); ++k) {
+        if (i < runs.size()) labs_text += (k ? ", " : "") + recipes[part[k]]->id;
+        while (i < lines.size() && lines[i].lab == k) ++i;
+    }
     const std::string note = "its dynamic runs shared one process with labs " + labs_text +
                              " (synclab-labs)";
     std::size_t line = 0;
@@ -626,13 +637,20 @@ std::size_t run_shared(const std::vector<const Recipe *> &recipes, const std::ve
             shared[part[k]] = std::move(mine);
             continue;
         }
-        // Its first lab's runs are its own, as if it had run alone; a later lab's failure may be
-        // what an earlier lab left in the process: it starts the next one.
-        if (k == 0) {
-            shared[part[k]] = std::move(mine);
-            return 1;
-        }
-        return k;
+        // The first lab's runs are its own, as if it had run alone; so is a later lab's wrong
+        // answer, build error or run this device cannot make (its own inputs and source said
+        // so). A later lab's crash, hang or error may be what an earlier lab left in the process
+        // (a kernel writing out of bounds on a CPU device writes into the process): it is run
+        // again as the first of the next process, and only that counts.
+        const Run *last = mine.runs.empty() ? nullptr : &mine.runs.back();
+        const std::string kind = last ? last->verdict.kind : "";
+        const bool own = k == 0 ||
+                         (last && last->verdict.finished && last->process.exited &&
+                          last->process.exit_code == last->verdict.exit_code &&
+                          (kind == "wrong" || kind == "compile-error" || kind == "unsupported"));
+        if (!own) return k;
+        shared[part[k]] = std::move(mine);
+        return k + 1;
     }
     return part.size();
 }
@@ -673,7 +691,7 @@ std::vector<Result> grade_labs(const std::vector<const Recipe *> &recipes, const
                 if (staged_files[m] == staged_files[members.front()]) same.push_back(m);
             for (std::size_t at = 0; same.size() - at >= 2 && !*stop;)
                 at += run_shared(recipes, {same.begin() + static_cast<std::ptrdiff_t>(at), same.end()},
-                                 kernels_dir, s, stop, job_dir, shared);
+                                 staged_files[same.front()], kernels_dir, s, stop, job_dir, shared);
         }
     }
     std::vector<Result> out;

@@ -59,10 +59,11 @@ Result grade_lab(const Recipe &recipe, const std::string &student, const std::st
 // Grades several labs of one submission, in the order given. The labs the runner can run whose
 // dynamic-run environment is the same share one process for their dynamic runs, and with it
 // what an OpenCL implementation loads once per context (POCL: its kernel library, about half a
-// second a process). A lab's runs count from a shared process only when it passed there, or
-// when it was that process's first lab: a lab that fails after another lab of the same process
-// is run again as the first of a new one, so no lab is graded on what another lab left behind.
-// The race check and the rest are grade_lab's, lab by lab.
+// second a process). A lab's runs count from a shared process when it passed there, when it was
+// that process's first lab, or when they end in its own wrong answer, build error or a run the
+// device cannot make; a crash, hang or error after another lab of the same process is run again
+// as the first of a new one, and only that counts. The race check and the rest are grade_lab's,
+// lab by lab.
 std::vector<Result> grade_labs(const std::vector<const Recipe *> &recipes, const std::string &student,
                                const std::string &kernels_dir, const Settings &settings,
                                const volatile int *stop, const std::string &job_dir);

@@ -11,11 +11,13 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <regex>
 #include <string>
 #include <vector>
+
+#include "synclab/errors.hpp"
+#include "synclab/lab.hpp"
 
 namespace fs = std::filesystem;
 
@@ -29,29 +31,21 @@ int usage(const std::string &why) {
 }
 
 int run(const std::string &batch) {
-    std::ifstream in(batch, std::ios::binary);
-    if (!in) return usage("cannot read --batch file " + batch + ": check the path");
     std::vector<std::vector<std::string>> lines;
-    static const std::regex lab_name(R"([0-9][0-9]_[A-Za-z0-9_]+)");
-    for (std::string l; std::getline(in, l);) {
-        if (l.empty()) continue;
-        std::vector<std::string> fields(1);
-        for (char c : l) {
-            if (c == '\t') fields.emplace_back();
-            else fields.back() += c;
-        }
-        if (!std::regex_match(fields[0], lab_name))
-            return usage("line " + std::to_string(lines.size() + 1) + " names no lab (" +
-                         fields[0].substr(0, 80) + "): begin each line with a lab's folder name");
-        for (const auto &f : fields)
-            if (f == "--batch" || f.rfind("--batch=", 0) == 0)
-                return usage("--batch file " + batch + " names --batch itself: one level only");
-        lines.push_back(std::move(fields));
+    try {
+        lines = synclab::batch_lines(batch);
+    } catch (const synclab::UsageError &e) {
+        return usage(e.what());
     }
-    if (lines.empty()) return usage("--batch file " + batch + " holds no run: one a line");
+    static const std::regex lab_name(R"([0-9][0-9]_[A-Za-z0-9_]+)");
+    for (std::size_t i = 0; i < lines.size(); ++i)
+        if (!std::regex_match(lines[i][0], lab_name))
+            return usage("line " + std::to_string(i + 1) + " names no lab (" +
+                         lines[i][0].substr(0, 80) + "): begin each line with a lab's folder name");
 
     std::error_code ec;
     const fs::path here = fs::read_symlink("/proc/self/exe", ec).parent_path();
+    if (ec || here.empty()) return usage("cannot find its own folder (/proc/self/exe): mount /proc");
     std::map<std::string, Entry> loaded;
     for (std::size_t i = 0; i < lines.size(); ++i) {
         const std::string &lab = lines[i][0];

@@ -417,6 +417,8 @@ int run_once(int argc, char **argv, const Declaration &decl, const std::function
     });
 }
 
+}  // namespace
+
 // --batch FILE: each line of FILE is one run's arguments, separated by tabs, run in order in
 // this process until one does not exit 0. The grader's runs of one submission share the
 // device's context, and with it what POCL loads once per context (its kernel library: half a
@@ -432,15 +434,14 @@ std::vector<std::vector<std::string>> batch_lines(const std::string &path) {
             if (c == '\t') args.emplace_back();
             else args.back() += c;
         }
-        if (std::find(args.begin(), args.end(), "--batch") != args.end())
-            throw UsageError("--batch file " + path + " names --batch itself: one level only");
+        for (const auto &a : args)
+            if (a == "--batch" || a.rfind("--batch=", 0) == 0)
+                throw UsageError("--batch file " + path + " names --batch itself: one level only");
         lines.push_back(std::move(args));
     }
     if (lines.empty()) throw UsageError("--batch file " + path + " holds no run: one a line");
     return lines;
 }
-
-}  // namespace
 
 int run_lab(int argc, char **argv, const Declaration &decl, const std::function<int(Lab &)> &body) {
     watch_parent();

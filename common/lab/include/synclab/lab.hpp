@@ -90,6 +90,10 @@ private:
 // does not exit 0, returning its exit code.
 int run_lab(int argc, char **argv, const Declaration &decl, const std::function<int(Lab &)> &body);
 
+// The lines of a --batch FILE, each split at its tabs; blank lines skipped. UsageError when the
+// file cannot be read, holds no line, or a line names --batch itself.
+std::vector<std::vector<std::string>> batch_lines(const std::string &path);
+
 // Runs body and maps every exception to a one-line message on stderr, an exit code and a
 // verdict record (--verdict).
 int guarded_main(const char *program, const std::function<int()> &body);
