@@ -181,19 +181,22 @@ one() {
 }
 if [ "$me" = synclab-labs ]; then
   [ "$1" = --batch ] || exit 2
-  n=$(grep -c . "$2") i=0
+  n=$(grep -c . "$2") i=0 rc=0 failed=
   while IFS=$'\t' read -r -a args; do
     i=$((i + 1))
+    [ "${args[0]}" != "$failed" ] || continue  # a failed lab's other runs are left out
     echo "== run $i of $n: lab${args[*]}"
     first=${first:-${args[0]}}
     if [ "${args[1]}" = --describe ]; then
       describe "${args[0]}"
       [ "$FAKE_STALE" != "${args[0]}" ] || echo "stale"
     else
-      one "${args[@]}" || exit $?
+      one "${args[@]}"
+      rc=$?
+      if [ $rc = 0 ]; then failed=; else failed=${args[0]}; fi
     fi
   done < "$2"
-  exit 0
+  exit $rc
 fi
 lab=${me#lab} first=${me#lab}
 [ "$1" = --describe ] && { describe "$lab"; exit 0; }
@@ -375,23 +378,28 @@ TEST_CASE("a submission's labs share one process; one that fails after another i
     CHECK(runs[5] == std::vector<std::string>{runs[3][0], "99", "ok"});
     CHECK(pids(runs) == 2);
 
-    // A wrong answer after another lab is the lab's own: it stands, not run again; the labs after
-    // it go on in a new process (99, left alone, in its own executable).
-    std::tie(kinds, runs) = grade("ok", "ok wrong", "ok");
+    // A wrong answer after another lab is the lab's own: it stands, not run again, its other
+    // runs are left out, and the next lab goes on in the same process.
+    std::tie(kinds, runs) = grade("ok", "wrong ok", "ok");
     CHECK(kinds == std::map<std::string, std::string>{{"97", "pass"}, {"98", "wrong-answer"}, {"99", "pass"}});
-    REQUIRE(runs.size() == 4);
-    CHECK(runs[2] == std::vector<std::string>{runs[0][0], "98", "wrong"});
-    CHECK(runs[3][1] == "99");
-    CHECK(runs[3][0] != runs[0][0]);
+    REQUIRE(runs.size() == 3);
+    CHECK(runs[1] == std::vector<std::string>{runs[0][0], "98", "wrong"});
+    CHECK(runs[2] == std::vector<std::string>{runs[0][0], "99", "ok"});
+    // A submission of starters, every lab wrong: one process for all.
+    std::tie(kinds, runs) = grade("wrong ok", "wrong", "ok wrong");
+    CHECK(kinds == std::map<std::string, std::string>{{"97", "wrong-answer"}, {"98", "wrong-answer"}, {"99", "wrong-answer"}});
+    CHECK(runs.size() == 4);
+    CHECK(pids(runs) == 1);
 
     // So is a run the device cannot make: the lab's other runs go on in its own executable.
     std::tie(kinds, runs) = grade("ok", "unsupported ok", "ok");
     CHECK(kinds == std::map<std::string, std::string>{{"97", "pass"}, {"98", "pass"}, {"99", "pass"}});
     REQUIRE(runs.size() == 4);
     CHECK(runs[1] == std::vector<std::string>{runs[0][0], "98", "unsupported"});
-    CHECK(runs[2][1] == "98");
-    CHECK(runs[2][0] != runs[0][0]);
-    CHECK(pids(runs) == 3);
+    CHECK(runs[2] == std::vector<std::string>{runs[0][0], "99", "ok"});
+    CHECK(runs[3][1] == "98");
+    CHECK(runs[3][0] != runs[0][0]);
+    CHECK(pids(runs) == 2);
 
     // The first lab's failure is its own: the next labs go on in a new process together.
     std::tie(kinds, runs) = grade("crash", "ok", "ok");
@@ -465,6 +473,20 @@ TEST_CASE("synclab-labs runs each lab from its own module, all on its one copy o
     CHECK(both.exit_code == 0);
     CHECK(synclab::parse_verdict(read_file(dir / "v1")).kind == "verified");
     CHECK(synclab::parse_verdict(read_file(dir / "v2")).kind == "verified");
+
+    // A line that fails leaves out its lab's other lines; the next lab goes on, and the runner
+    // exits as its last line did.
+    const auto on = run("01_workgroup_reduce\t--kernels\t" + solutions +
+                        "\t--variant\tsync\t--wg\t3\t--verdict\t" + (dir / "w1") +
+                        "\n01_workgroup_reduce\t--kernels\t" + solutions +
+                        "\t--variant\tsync\t--verdict\t" + (dir / "w2") +
+                        "\n02_host_final_sum\t--kernels\t" + solutions +
+                        "\t--variant\thost\t--verdict\t" + (dir / "w3") + "\n");
+    CAPTURE(on.out);
+    CHECK(on.exit_code == 0);
+    CHECK(synclab::parse_verdict(read_file(dir / "w1")).exit_code == 2);
+    CHECK_FALSE(fs::exists(dir / "w2"));
+    CHECK(synclab::parse_verdict(read_file(dir / "w3")).kind == "verified");
 
     // The modules' calls reach the runner's scaffolding, not their own copies: the per-process
     // rule of one Oclgrind run holds across two labs.

@@ -597,60 +597,73 @@ std::size_t run_shared(const std::vector<const Recipe *> &recipes, const std::ve
             said[at] += l + "\n";
         }
     }
-    const std::vector<Run> runs = batch_runs(std::move(out), verdicts, process);
-    // The runner could not run a line (a module it cannot load here): nothing of it counts.
-    const Run &end = runs.back();
-    if (!end.verdict.finished && end.process.exited && end.process.exit_code == 2 &&
-        end.process.err.rfind("synclab-labs: ", 0) == 0)
-        return part.size();
+    // Which lines ran, by the runner's rule (a line that does not exit 0 ends its lab's lines;
+    // the next lab's go on): a line whose verdict did not finish is where the process ended, and
+    // the process's own end (exit, signal, timeout, output) is that line's, or the last finished
+    // line's when there is none.
+    std::vector<bool> ran(lines.size(), false);
+    std::size_t end_line = lines.size();
+    {
+        std::vector<bool> failed(part.size(), false);
+        std::size_t last = lines.size();
+        for (std::size_t i = 0; i < lines.size(); ++i) {
+            if (failed[lines[i].lab]) continue;  // left out by the runner
+            bool found = false;
+            out[i].verdict = synclab::parse_verdict(read_verdict_text(verdicts[i], &found));
+            ran[i] = true;
+            if (!out[i].verdict.finished) {
+                // The runner stopped before a line it could not run (a module it cannot load
+                // here): nothing of this process counts.
+                if (!found && process.exited && process.exit_code == 2 &&
+                    process.err.rfind("synclab-labs: ", 0) == 0)
+                    return part.size();
+                end_line = i;
+                break;
+            }
+            out[i].process.exited = true;
+            out[i].process.exit_code = out[i].verdict.exit_code;
+            out[i].process.out = said[i];
+            failed[lines[i].lab] = out[i].verdict.exit_code != 0;
+            last = i;
+        }
+        if (end_line == lines.size()) end_line = last;
+        if (end_line < lines.size()) out[end_line].process = process;
+    }
+    std::error_code vec;
+    for (const auto &v : verdicts) fs::remove(v, vec);
     std::string labs_text;  // the labs the process reached
     for (std::size_t k = 0, i = 0; k < part.size(); ++k) {
-        if (i < runs.size()) labs_text += (k ? ", " : "") + recipes[part[k]]->id;
-        while (i < lines.size() && lines[i].lab == k) ++i;
+        bool reached = false;
+        for (; i < lines.size() && lines[i].lab == k; ++i) reached = reached || ran[i];
+        if (reached) labs_text += (labs_text.empty() ? "" : ", ") + recipes[part[k]]->id;
     }
     const std::string note = "its dynamic runs shared one process with labs " + labs_text +
                              " (synclab-labs)";
-    std::size_t line = 0;
-    for (std::size_t k = 0; k < part.size(); ++k) {
+    for (std::size_t k = 0, i = 0; k < part.size(); ++k) {
         Shared mine;
         mine.note = note;
-        bool clean = true;
-        for (; line < lines.size() && lines[line].lab == k; ++line) {
-            if (line >= runs.size()) {
-                clean = false;
-                break;
+        bool ended_here = false;
+        for (; i < lines.size() && lines[i].lab == k; ++i)
+            if (ran[i]) {
+                mine.runs.push_back(out[i]);
+                ended_here = ended_here || (i == end_line && !out[i].verdict.finished);
             }
-            Run run = runs[line];
-            if (line + 1 < runs.size()) {  // the whole output stays with the last one
-                run.process.out = said[line];
-                run.process.err.clear();
-            }
-            const bool ok = run.verdict.finished && run.verdict.exit_code == 0 &&
-                            run.process.exited && run.process.exit_code == 0;
-            mine.runs.push_back(std::move(run));
-            if (!ok) {
-                clean = false;
-                break;
-            }
-        }
-        if (clean) {
-            shared[part[k]] = std::move(mine);
-            continue;
-        }
+        if (mine.runs.empty()) return k;  // the process ended before it
+        const Run &last = mine.runs.back();
+        const bool clean = !ended_here && last.verdict.exit_code == 0 && last.process.exited &&
+                           last.process.exit_code == 0;
         // The first lab's runs are its own, as if it had run alone; so is a later lab's wrong
         // answer, build error or run this device cannot make (its own inputs and source said
         // so). A later lab's crash, hang or error may be what an earlier lab left in the process
         // (a kernel writing out of bounds on a CPU device writes into the process): it is run
         // again as the first of the next process, and only that counts.
-        const Run *last = mine.runs.empty() ? nullptr : &mine.runs.back();
-        const std::string kind = last ? last->verdict.kind : "";
-        const bool own = k == 0 ||
-                         (last && last->verdict.finished && last->process.exited &&
-                          last->process.exit_code == last->verdict.exit_code &&
+        const std::string &kind = last.verdict.kind;
+        const bool own = clean || k == 0 ||
+                         (!ended_here && last.process.exit_code == last.verdict.exit_code &&
                           (kind == "wrong" || kind == "compile-error" || kind == "unsupported"));
         if (!own) return k;
         shared[part[k]] = std::move(mine);
-        return k + 1;
+        if (ended_here) return k + 1;
     }
     return part.size();
 }

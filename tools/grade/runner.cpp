@@ -1,6 +1,8 @@
 // synclab-labs: for synclab-grade alone. It runs the lines of a --batch file in this one process,
-// in order, until one does not exit 0; each line names a lab and gives that lab's arguments:
+// in order; each line names a lab and gives that lab's arguments:
 //     01_workgroup_reduce<TAB>--kernels<TAB>DIR<TAB>...
+// A line that does not exit 0 ends its lab's lines, as a lab's own --batch does; the next lab's
+// lines go on. It exits as the last line it ran did.
 // Each lab is a module in modules/ beside this program (modules/lab01_workgroup_reduce.so,
 // labs/CMakeLists.txt).
 // The scaffolding the modules call is this program's own (it exports it), so every lab of a
@@ -47,8 +49,11 @@ int run(const std::string &batch) {
     const fs::path here = fs::read_symlink("/proc/self/exe", ec).parent_path();
     if (ec || here.empty()) return usage("cannot find its own folder (/proc/self/exe): mount /proc");
     std::map<std::string, Entry> loaded;
+    int rc = 0;
+    std::string failed;  // the lab whose line did not exit 0: its other lines are left out
     for (std::size_t i = 0; i < lines.size(); ++i) {
         const std::string &lab = lines[i][0];
+        if (lab == failed) continue;
         std::string shown = " lab" + lab;
         for (std::size_t a = 1; a < lines[i].size(); ++a) shown += " " + lines[i][a];
         std::printf("== run %zu of %zu:%s\n", i + 1, lines.size(), shown.c_str());
@@ -69,12 +74,12 @@ int run(const std::string &batch) {
         args.push_back(name.data());
         for (std::size_t a = 1; a < lines[i].size(); ++a) args.push_back(lines[i][a].data());
         args.push_back(nullptr);
-        const int rc = entry(static_cast<int>(args.size() - 1), args.data());
+        rc = entry(static_cast<int>(args.size() - 1), args.data());
         std::fflush(stdout);
         std::fflush(stderr);
-        if (rc != 0) return rc;
+        failed = rc != 0 ? lab : "";
     }
-    return 0;
+    return rc;
 }
 
 }  // namespace
