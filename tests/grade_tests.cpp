@@ -151,7 +151,8 @@ TEST_CASE("with a list of devices every dynamic run happens on each of them") {
 // runs left, or later: a crash unless the lab is its process's first, as if an earlier lab had
 // left the process broken); FAKE_BUILD_PER_SIZE makes it declare build-per-size. Every run logs "pid lab step"
 // and the POCL settings it was given. FAKE_STALE=9N_x: the runner describes that lab otherwise
-// than its executable does.
+// than its executable does; FAKE_NOLOAD=9N_x: the runner cannot load that lab for a grading run
+// (and for --describe too with FAKE_NOPROBE).
 const char *kScriptedLabs = R"SH(#!/bin/bash
 me=$(basename "$0")
 describe() {
@@ -171,7 +172,8 @@ one() {
   printf 'synclab-verdict\t1\nseed\t5\n' > "$verdict"
   case $step in
     ok) printf 'variant\ta\tverified\t-\nresult\t0\tverified\t-\t-\n' >> "$verdict" ;;
-    wrong) printf 'variant\ta\twrong\tk: 3 sums wrong\nresult\t1\twrong\t-\t-\n' >> "$verdict"; return 1 ;;
+    wrong) printf 'variant\ta\twrong\tk: 3 sums wrong\nresult\t1\twrong\t-\t-\n' >> "$verdict"
+           echo "lab$lab: WRONG" >&2; return 1 ;;
     crash) kill -SEGV $$ ;;
     unsupported) printf 'result\t2\tunsupported\t-\tgroups of 1024 are above this device'"'"'s 256\n' >> "$verdict"; return 2 ;;
     quit) rm "$verdict"; exit 0 ;;
@@ -185,6 +187,10 @@ if [ "$me" = synclab-labs ]; then
   while IFS=$'\t' read -r -a args; do
     i=$((i + 1))
     [ "${args[0]}" != "$failed" ] || continue  # a failed lab's other runs are left out
+    if [ "${args[0]}" = "$FAKE_NOLOAD" ] && { [ "${args[1]}" != --describe ] || [ -n "$FAKE_NOPROBE" ]; }; then
+      echo "synclab-labs: cannot load lab ${args[0]} (no such file): build it again" >&2
+      exit 2
+    fi
     echo "== run $i of $n: lab${args[*]}"
     first=${first:-${args[0]}}
     if [ "${args[1]}" = --describe ]; then
@@ -414,6 +420,23 @@ TEST_CASE("a submission's labs share one process; one that fails after another i
     CHECK(kinds.at("98") == "pass");
     REQUIRE(runs.size() == 3);
     CHECK(runs[0][1] == "97");  // 97 and 99 together, then 98 alone
+    CHECK(runs[1] == std::vector<std::string>{runs[0][0], "99", "ok"});
+    CHECK(runs[2][1] == "98");
+    CHECK(runs[2][0] != runs[0][0]);
+
+    // A runner that cannot load a lab (after another lab's failure said something on stderr):
+    // nothing of that process counts, and every lab runs alone.
+    std::tie(kinds, runs) = grade("wrong", "ok", "ok", {{"FAKE_NOLOAD", "98_b"}});
+    CHECK(kinds == std::map<std::string, std::string>{{"97", "wrong-answer"}, {"98", "pass"}, {"99", "pass"}});
+    REQUIRE(runs.size() == 4);
+    CHECK(runs[0][1] == "97");
+    CHECK(runs[1][1] == "97");
+    CHECK(runs[1][0] != runs[0][0]);
+    CHECK(pids(runs) == 4);
+    // One the runner cannot even describe is left out from the start; the others still share.
+    std::tie(kinds, runs) = grade("ok", "ok", "ok", {{"FAKE_NOLOAD", "98_b"}, {"FAKE_NOPROBE", "1"}});
+    CHECK(kinds.at("98") == "pass");
+    REQUIRE(runs.size() == 3);
     CHECK(runs[1] == std::vector<std::string>{runs[0][0], "99", "ok"});
     CHECK(runs[2][1] == "98");
     CHECK(runs[2][0] != runs[0][0]);

@@ -615,7 +615,7 @@ std::size_t run_shared(const std::vector<const Recipe *> &recipes, const std::ve
                 // The runner stopped before a line it could not run (a module it cannot load
                 // here): nothing of this process counts.
                 if (!found && process.exited && process.exit_code == 2 &&
-                    process.err.rfind("synclab-labs: ", 0) == 0)
+                    process.err.find("synclab-labs: cannot load lab ") != std::string::npos)
                     return part.size();
                 end_line = i;
                 break;
@@ -729,7 +729,13 @@ std::set<std::string> runner_labs(const std::string &runner, const std::vector<R
     const auto p = synclab::run_process({runner, "--batch", batch}, {}, limits);
     std::error_code ec;
     fs::remove(batch, ec);
-    if (!p.exited || p.exit_code != 0) return out;
+    if (!p.exited || p.exit_code != 0) {
+        // One lab it cannot load stops the runner: ask for each lab alone.
+        if (labs.size() == 1 || (stop && *stop)) return out;
+        for (const auto &l : labs)
+            for (const auto &id : runner_labs(runner, {l}, folder, stop)) out.insert(id);
+        return out;
+    }
     std::vector<std::string> said(labs.size());
     std::istringstream in(p.out);
     std::size_t at = labs.size();
