@@ -148,9 +148,10 @@ TEST_CASE("with a list of devices every dynamic run happens on each of them") {
 
 // Scripted labs named lab9N_x, and as synclab-labs a scripted runner of them: FAKE_9N_x lists how
 // each of that lab's runs ends (ok, wrong, crash, unsupported, quit: exit 0 with no verdict and
-// runs left, or later: a crash unless the lab is its process's first, as if an earlier lab had
-// left the process broken); FAKE_BUILD_PER_SIZE makes it declare build-per-size. Every run logs "pid lab step"
-// and the POCL settings it was given. FAKE_STALE=9N_x: the runner describes that lab otherwise
+// runs left, hang: as its watchdog ends it, or later: a crash unless the lab is its process's
+// first, as if an earlier lab had left the process broken); FAKE_BUILD_PER_SIZE makes it declare
+// build-per-size. Every run logs "pid lab step", the POCL settings it was given and its --seed
+// ("-": none), and says its step on stderr. FAKE_STALE=9N_x: the runner describes that lab otherwise
 // than its executable does; FAKE_NOLOAD=9N_x: the runner cannot load that lab for a grading run
 // (and for --describe too with FAKE_NOPROBE).
 const char *kScriptedLabs = R"SH(#!/bin/bash
@@ -162,13 +163,16 @@ describe() {
   [ -z "$FAKE_BUILD_PER_SIZE" ] || printf 'build-per-size\n'
 }
 one() {
-  local lab=$1 verdict= step=
+  local lab=$1 verdict= step= seed=- i
   shift
   local args=("$@")
   for ((i = 0; i < ${#args[@]}; ++i)); do
-    case ${args[i]} in --verdict) verdict=${args[i+1]} ;; --step) step=${args[i+1]} ;; esac
+    case ${args[i]} in
+      --verdict) verdict=${args[i+1]} ;; --step) step=${args[i+1]} ;; --seed) seed=${args[i+1]} ;;
+    esac
   done
-  echo "$$ ${lab%%_*} $step ${POCL_WORK_GROUP_SPECIALIZATION-unset} ${POCL_CPU_MAX_CU_COUNT-unset}/${POCL_MAX_PTHREAD_COUNT-unset}/${POCL_CPU_MIN_CU_COUNT-unset}" >> "$FAKE_LOG"
+  echo "$$ ${lab%%_*} $step ${POCL_WORK_GROUP_SPECIALIZATION-unset} ${POCL_CPU_MAX_CU_COUNT-unset}/${POCL_MAX_PTHREAD_COUNT-unset}/${POCL_CPU_MIN_CU_COUNT-unset} $seed" >> "$FAKE_LOG"
+  echo "lab$lab says $step" >&2
   printf 'synclab-verdict\t1\nseed\t5\n' > "$verdict"
   case $step in
     ok) printf 'variant\ta\tverified\t-\nresult\t0\tverified\t-\t-\n' >> "$verdict" ;;
@@ -177,6 +181,7 @@ one() {
     crash) kill -SEGV $$ ;;
     unsupported) printf 'result\t2\tunsupported\t-\tgroups of 1024 are above this device'"'"'s 256\n' >> "$verdict"; return 2 ;;
     quit) rm "$verdict"; exit 0 ;;
+    hang) printf 'result\t1\ttimeout\t-\tstopped after 30 s\n' >> "$verdict"; exit 1 ;;  # its watchdog
     later) [ "$first" = "$lab" ] || kill -SEGV $$
            printf 'variant\ta\tverified\t-\nresult\t0\tverified\t-\t-\n' >> "$verdict" ;;
   esac
@@ -192,6 +197,7 @@ if [ "$me" = synclab-labs ]; then
       exit 2
     fi
     echo "== run $i of $n: lab${args[*]}"
+    echo "== run $i of $n" >&2
     first=${first:-${args[0]}}
     if [ "${args[1]}" = --describe ]; then
       describe "${args[0]}"
@@ -245,7 +251,7 @@ TEST_CASE("a lab's grading runs share one process, which stops at the first fail
         REQUIRE(rows.size() == 1);
         std::vector<std::vector<std::string>> runs;  // {pid, step, POCL settings}
         std::istringstream in(read_file(log));
-        for (std::string pid, lab, step, spec, cus; in >> pid >> lab >> step >> spec >> cus;)
+        for (std::string pid, lab, step, spec, cus, seed; in >> pid >> lab >> step >> spec >> cus >> seed;)
             runs.push_back({pid, step, spec, cus});
         return std::make_pair(rows[0], runs);
     };
@@ -331,10 +337,12 @@ TEST_CASE("a submission's labs share one process; one that fails after another i
         fs::copy_file(student / (l + ".cl"), dir.path / "kernels" / (l + ".cl"));
     }
     const std::string log = dir / "log";
+    std::vector<std::string> seeds;  // each logged run's --seed
     // Each lab's grade, and the runs as logged: {pid, lab, step}.
     auto grade = [&](const std::string &a, const std::string &b, const std::string &c,
                      std::map<std::string, std::string> env = {}) {
         fs::remove(log);
+        seeds.clear();
         env.insert({{"FAKE_97_a", a}, {"FAKE_98_b", b}, {"FAKE_99_c", c}, {"FAKE_LOG", log},
                     {"SYNCLAB_GRADE_SANDBOX", "off"}});
         const std::string csv = dir / "g.csv";
@@ -353,8 +361,10 @@ TEST_CASE("a submission's labs share one process; one that fails after another i
         for (const auto &row : rows) kinds[row.lab] = row.kind;
         std::vector<std::vector<std::string>> runs;
         std::istringstream in(read_file(log));
-        for (std::string pid, lab, step, spec, cus; in >> pid >> lab >> step >> spec >> cus;)
+        for (std::string pid, lab, step, spec, cus, seed; in >> pid >> lab >> step >> spec >> cus >> seed;) {
             runs.push_back({pid, lab, step});
+            seeds.push_back(seed);
+        }
         return std::make_pair(kinds, runs);
     };
     auto pids = [](const std::vector<std::vector<std::string>> &runs) {
@@ -383,6 +393,42 @@ TEST_CASE("a submission's labs share one process; one that fails after another i
     CHECK(runs[4] == std::vector<std::string>{runs[3][0], "98", "later"});
     CHECK(runs[5] == std::vector<std::string>{runs[3][0], "99", "ok"});
     CHECK(pids(runs) == 2);
+    // Run again on the inputs it had: the seeds its runs recorded.
+    CHECK(seeds[1] == "-");
+    CHECK(seeds[3] == "5");
+    CHECK(seeds[4] == "5");
+    CHECK(seeds[5] == "-");
+    // Each run's report holds its own output, not the process's: lab 99's, run last in the
+    // second process, none of lab 98's.
+    const std::string report = read_file(dir / "junit/s1.xml");
+    const std::size_t at98 = report.find("name=\"lab 98\""), at99 = report.find("name=\"lab 99\"");
+    REQUIRE(at98 != std::string::npos);
+    REQUIRE(at99 != std::string::npos);
+    CHECK(contains(report.substr(at98, at99 - at98), "lab98_b says later"));
+    CHECK(contains(report.substr(at99), "lab99_c says ok"));
+    CHECK_FALSE(contains(report.substr(at99), "lab98_b says"));
+    // The same after another lab's failure, and after a hang its watchdog ended: run again first.
+    std::tie(kinds, runs) = grade("wrong", "later", "ok");
+    CHECK(kinds == std::map<std::string, std::string>{{"97", "wrong-answer"}, {"98", "pass"}, {"99", "pass"}});
+    REQUIRE(runs.size() == 4);
+    CHECK(runs[1] == std::vector<std::string>{runs[0][0], "98", "later"});
+    CHECK(runs[2][0] != runs[0][0]);
+    CHECK(runs[3] == std::vector<std::string>{runs[2][0], "99", "ok"});
+    std::tie(kinds, runs) = grade("ok", "hang ok", "ok");
+    CHECK(kinds == std::map<std::string, std::string>{{"97", "pass"}, {"98", "timeout"}, {"99", "pass"}});
+    REQUIRE(runs.size() == 4);
+    CHECK(runs[1] == std::vector<std::string>{runs[0][0], "98", "hang"});
+    CHECK(runs[2][1] == "98");
+    CHECK(runs[2][0] != runs[0][0]);
+    CHECK(runs[3][1] == "99");
+    CHECK(runs[3][0] != runs[2][0]);
+    // A lab that is last and run again alone still gets its seeds.
+    std::tie(kinds, runs) = grade("ok", "ok", "later");
+    CHECK(kinds.at("99") == "pass");
+    REQUIRE(runs.size() == 4);
+    CHECK(runs[3][1] == "99");
+    CHECK(runs[3][0] != runs[0][0]);
+    CHECK(seeds[3] == "5");
 
     // A wrong answer after another lab is the lab's own: it stands, not run again, its other
     // runs are left out, and the next lab goes on in the same process.

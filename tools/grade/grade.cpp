@@ -537,10 +537,13 @@ Result grade_one(const Recipe &recipe, const std::string &student, const std::st
 // grade_labs) and returns how many of `part`, from its start, are settled: the next process
 // begins after them. When the copy or the runner itself fails, all are (and none is shared):
 // each lab then runs alone, so no such failure is ever a student's grade.
+// A lab to run again gets the seeds its runs had (`seeds`, by recipe index): the same inputs, so
+// the second process is no second try.
 std::size_t run_shared(const std::vector<const Recipe *> &recipes, const std::vector<std::size_t> &part,
                        const std::vector<std::string> &files, const std::string &kernels_dir,
                        const Settings &s, const volatile int *stop, const std::string &job_dir,
-                       std::vector<std::optional<Shared>> &shared) {
+                       std::vector<std::optional<Shared>> &shared,
+                       std::map<std::size_t, std::vector<std::string>> &seeds) {
     clear_folder(job_dir);
     const JobFolders folders = job_folders(job_dir, s);
     Staged staged = stage_submission(kernels_dir, folders.copy, recipes[part.front()]->kernel_file);
@@ -557,9 +560,12 @@ std::size_t run_shared(const std::vector<const Recipe *> &recipes, const std::ve
     for (std::size_t k = 0; k < part.size(); ++k) {
         const Recipe &recipe = *recipes[part[k]];
         const std::size_t count = s.quick ? 1 : recipe.runs.size();
+        const std::vector<std::string> &again = seeds[part[k]];
         for (std::size_t i = 0; i < count; ++i) {
             verdicts.push_back((fs::path(job_dir) / ("verdict-" + std::to_string(verdicts.size() + 1) + ".tsv")).string());
-            const synclab::Args line = run_line(recipe, recipe.runs[i], folders.copy, verdicts.back(), s, s.devices[0]);
+            synclab::Args set = recipe.runs[i];
+            if (!s.seed && i < again.size() && !again[i].empty()) set.insert(set.end(), {"--seed", again[i]});
+            const synclab::Args line = run_line(recipe, set, folders.copy, verdicts.back(), s, s.devices[0]);
             lines.push_back({k, line});
             out.emplace_back();
             out.back().argv = {(fs::path(s.bin_dir) / recipe.executable).string()};
@@ -586,17 +592,19 @@ std::size_t run_shared(const std::vector<const Recipe *> &recipes, const std::ve
     std::error_code ec;
     fs::remove(batch_file, ec);
     if (*stop) return part.size();
-    // Each run's own part of the output: the runner starts each with "== run I of N:".
-    std::vector<std::string> said(lines.size());
-    {
-        std::istringstream in(process.out);
+    // Each run's own part of each stream: the runner starts each run with "== run I of N" on both.
+    auto split = [&](const std::string &text) {
+        std::vector<std::string> part_of(lines.size());
+        std::istringstream in(text);
         std::size_t at = 0;
         for (std::string l; std::getline(in, l);) {
             std::size_t i = 0;
             if (std::sscanf(l.c_str(), "== run %zu of", &i) == 1 && i >= 1 && i <= lines.size()) at = i - 1;
-            said[at] += l + "\n";
+            part_of[at] += l + "\n";
         }
-    }
+        return part_of;
+    };
+    const std::vector<std::string> said = split(process.out), said_err = split(process.err);
     // Which lines ran, by the runner's rule (a line that does not exit 0 ends its lab's lines;
     // the next lab's go on): a line whose verdict did not finish is where the process ended, and
     // the process's own end (exit, signal, timeout, output) is that line's, or the last finished
@@ -622,12 +630,15 @@ std::size_t run_shared(const std::vector<const Recipe *> &recipes, const std::ve
             }
             out[i].process.exited = true;
             out[i].process.exit_code = out[i].verdict.exit_code;
-            out[i].process.out = said[i];
             failed[lines[i].lab] = out[i].verdict.exit_code != 0;
             last = i;
         }
         if (end_line == lines.size()) end_line = last;
-        if (end_line < lines.size()) out[end_line].process = process;
+        if (end_line < lines.size()) out[end_line].process = process;  // its end, then its part
+        for (std::size_t i = 0; i < lines.size(); ++i) {
+            out[i].process.out = said[i];
+            out[i].process.err = said_err[i];
+        }
     }
     std::error_code vec;
     for (const auto &v : verdicts) fs::remove(v, vec);
@@ -661,7 +672,11 @@ std::size_t run_shared(const std::vector<const Recipe *> &recipes, const std::ve
         const bool own = clean || k == 0 ||
                          (!ended_here && last.process.exit_code == last.verdict.exit_code &&
                           (kind == "wrong" || kind == "compile-error" || kind == "unsupported"));
-        if (!own) return k;
+        if (!own) {
+            for (std::size_t j = 0; j < lines.size(); ++j)
+                if (lines[j].lab == k && ran[j]) seeds[part[k]].push_back(out[j].verdict.seed);
+            return k;
+        }
         shared[part[k]] = std::move(mine);
         if (ended_here) return k + 1;
     }
@@ -702,9 +717,13 @@ std::vector<Result> grade_labs(const std::vector<const Recipe *> &recipes, const
             std::vector<std::size_t> same;
             for (std::size_t m : members)
                 if (staged_files[m] == staged_files[members.front()]) same.push_back(m);
-            for (std::size_t at = 0; same.size() - at >= 2 && !*stop;)
+            std::map<std::size_t, std::vector<std::string>> seeds;
+            // Two labs or more to share a process, or one to run again on its seeds.
+            for (std::size_t at = 0;
+                 !*stop && (same.size() - at >= 2 || (same.size() - at == 1 && seeds.count(same[at])));)
                 at += run_shared(recipes, {same.begin() + static_cast<std::ptrdiff_t>(at), same.end()},
-                                 staged_files[same.front()], kernels_dir, s, stop, job_dir, shared);
+                                 staged_files[same.front()], kernels_dir, s, stop, job_dir, shared,
+                                 seeds);
         }
     }
     std::vector<Result> out;
@@ -731,7 +750,9 @@ std::set<std::string> runner_labs(const std::string &runner, const std::vector<R
     fs::remove(batch, ec);
     if (!p.exited || p.exit_code != 0) {
         // One lab it cannot load stops the runner: ask for each lab alone.
-        if (labs.size() == 1 || (stop && *stop)) return out;
+        if (labs.size() == 1 || (stop && *stop) || !p.exited || p.exit_code != 2 ||
+            p.err.find("synclab-labs: cannot load lab ") == std::string::npos)
+            return out;
         for (const auto &l : labs)
             for (const auto &id : runner_labs(runner, {l}, folder, stop)) out.insert(id);
         return out;
