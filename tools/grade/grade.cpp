@@ -560,7 +560,9 @@ std::size_t run_shared(const std::vector<const Recipe *> &recipes, const std::ve
     for (std::size_t k = 0; k < part.size(); ++k) {
         const Recipe &recipe = *recipes[part[k]];
         const std::size_t count = s.quick ? 1 : recipe.runs.size();
-        const std::vector<std::string> &again = seeds[part[k]];
+        const auto found = seeds.find(part[k]);
+        const std::vector<std::string> again =
+            found == seeds.end() ? std::vector<std::string>{} : found->second;
         for (std::size_t i = 0; i < count; ++i) {
             verdicts.push_back((fs::path(job_dir) / ("verdict-" + std::to_string(verdicts.size() + 1) + ".tsv")).string());
             synclab::Args set = recipe.runs[i];
