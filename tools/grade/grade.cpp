@@ -304,6 +304,20 @@ std::vector<Run> batch_runs(std::vector<Run> out, const std::vector<std::string>
     return out;
 }
 
+// Each run's part of a stream of synclab-labs, which starts each run with a line
+// "== run I of N" (kept, first in its part); what comes before the first goes with run 1.
+std::vector<std::string> runs_of(const std::string &text, std::size_t n) {
+    std::vector<std::string> part(n);
+    std::istringstream in(text);
+    std::size_t at = 0;
+    for (std::string l; std::getline(in, l);) {
+        std::size_t i = 0;
+        if (std::sscanf(l.c_str(), "== run %zu of", &i) == 1 && i >= 1 && i <= n) at = i - 1;
+        if (n) part[at] += l + "\n";
+    }
+    return part;
+}
+
 Result grade_one(const Recipe &recipe, const std::string &student, const std::string &kernels_dir,
                  const Settings &s, const volatile int *stop, const std::string &job_dir,
                  const Shared *shared) {
@@ -594,19 +608,9 @@ std::size_t run_shared(const std::vector<const Recipe *> &recipes, const std::ve
     std::error_code ec;
     fs::remove(batch_file, ec);
     if (*stop) return part.size();
-    // Each run's own part of each stream: the runner starts each run with "== run I of N" on both.
-    auto split = [&](const std::string &text) {
-        std::vector<std::string> part_of(lines.size());
-        std::istringstream in(text);
-        std::size_t at = 0;
-        for (std::string l; std::getline(in, l);) {
-            std::size_t i = 0;
-            if (std::sscanf(l.c_str(), "== run %zu of", &i) == 1 && i >= 1 && i <= lines.size()) at = i - 1;
-            part_of[at] += l + "\n";
-        }
-        return part_of;
-    };
-    const std::vector<std::string> said = split(process.out), said_err = split(process.err);
+    // Each run's own part of each stream: the runner marks each run on both.
+    const std::vector<std::string> said = runs_of(process.out, lines.size()),
+                                   said_err = runs_of(process.err, lines.size());
     // Which lines ran, by the runner's rule (a line that does not exit 0 ends its lab's lines;
     // the next lab's go on): a line whose verdict did not finish is where the process ended, and
     // the process's own end (exit, signal, timeout, output) is that line's, or the last finished
@@ -759,19 +763,13 @@ std::set<std::string> runner_labs(const std::string &runner, const std::vector<R
             for (const auto &id : runner_labs(runner, {l}, folder, stop)) out.insert(id);
         return out;
     }
-    std::vector<std::string> said(labs.size());
-    std::istringstream in(p.out);
-    std::size_t at = labs.size();
-    for (std::string l; std::getline(in, l);) {
-        std::size_t i = 0;
-        if (std::sscanf(l.c_str(), "== run %zu of", &i) == 1 && i >= 1 && i <= labs.size()) {
-            at = i - 1;
-            continue;
-        }
-        if (at < labs.size()) said[at] += l + "\n";
+    const std::vector<std::string> said = runs_of(p.out, labs.size());
+    for (std::size_t i = 0; i < labs.size(); ++i) {  // its part after its "== run" line
+        const std::size_t eol = said[i].find('\n');
+        if (!labs[i].description.empty() && said[i].rfind("== run ", 0) == 0 &&
+            said[i].substr(eol + 1) == labs[i].description)
+            out.insert(labs[i].id);
     }
-    for (std::size_t i = 0; i < labs.size(); ++i)
-        if (!labs[i].description.empty() && said[i] == labs[i].description) out.insert(labs[i].id);
     return out;
 }
 

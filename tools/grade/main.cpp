@@ -532,8 +532,10 @@ int run(int argc, char **argv) {
 
     // The labs of one submission in one process where synclab-labs can run them (grade_labs);
     // SYNCLAB_GRADE_SHARED=off grades one process a lab.
+    // Asked only when a class keeps every worker busy with whole submissions (units, below).
     const char *shared_env = std::getenv("SYNCLAB_GRADE_SHARED");
-    if (!(shared_env && std::string(shared_env) == "off")) {
+    const bool could_share = subs.size() >= jobs && labs.size() > 1;
+    if (could_share && !(shared_env && std::string(shared_env) == "off")) {
         settings.runner = (fs::path(bin) / "synclab-labs").string();
         settings.runner_labs = grade::runner_labs(settings.runner, all_labs, work, &g_stop_flag);
         if (settings.runner_labs.empty()) settings.runner.clear();
@@ -562,7 +564,7 @@ int run(int argc, char **argv) {
     // What a worker takes: a student's ungraded labs together, when the class keeps every worker
     // busy that way and they can share a process; otherwise one (student, lab).
     std::vector<std::vector<std::size_t>> units;
-    const bool by_student = !settings.runner.empty() && subs.size() >= jobs && labs.size() > 1;
+    const bool by_student = !settings.runner.empty();
     for (std::size_t t : todo) {
         if (by_student && !units.empty() && tasks[units.back().front()].student == tasks[t].student)
             units.back().push_back(t);

@@ -38,10 +38,9 @@ struct ProcessLimits {
 
 // Runs argv[0] (a path) with argv, environment = ours + `env` (an empty value unsets),
 // stdin from /dev/null, output captured, no other descriptor of ours (but fd 3 with parent_pipe).
-// Never waits longer than the timeout. The child is in a
-// process group of its own and dies with the calling thread's process (PR_SET_PDEATHSIG; through
-// a sandbox, with parent_pipe), so a grader killed with SIGKILL leaves no lab running. Safe to
-// call from several threads at once.
+// Never waits longer than the timeout. The child is in a process group of its own and dies with
+// the calling thread's process (PR_SET_PDEATHSIG; through a sandbox, with parent_pipe), so a
+// grader killed with SIGKILL leaves no lab running. Safe to call from several threads at once.
 ProcessResult run_process(const std::vector<std::string> &argv,
                           const std::map<std::string, std::string> &env = {},
                           const ProcessLimits &limits = {});

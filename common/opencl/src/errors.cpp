@@ -57,15 +57,13 @@ void clear_kernel_limits() {
     limit_reported = 0;
 }
 
-static std::string kernel_limit() {
+std::string noted_kernel_limit() {
     std::lock_guard<std::mutex> lock(limit_mutex);
     if (limit_kernel.empty()) return "";
     const std::string n = std::to_string(limit_reported);
     return "kernel " + limit_kernel + " reports at most " + n +
            " work-items on this device: use --wg " + n + " or less";
 }
-
-std::string noted_kernel_limit() { return kernel_limit(); }
 
 static std::string hint(cl_int code) {
     switch (code) {
@@ -91,7 +89,7 @@ std::string describe(const cl::Error &e) {
     // A refused launch of a work-group above what a kernel reported: say what it reported.
     const bool launch = e.what() && std::string(e.what()) == "clEnqueueNDRangeKernel";
     if (launch && (e.err() == CL_INVALID_WORK_GROUP_SIZE || e.err() == CL_OUT_OF_RESOURCES)) {
-        const std::string limit = kernel_limit();
+        const std::string limit = noted_kernel_limit();
         if (!limit.empty()) h = limit + (h.empty() ? "" : "; or " + h);
     }
     if (!h.empty()) s += " (" + h + ")";
