@@ -53,8 +53,8 @@ TEST_CASE("lab06 the starter's four TODO kernels are WRONG and its demonstration
         CHECK(r.out.find(std::string(k)) != std::string::npos);
 }
 
-TEST_CASE("lab06 Oclgrind reports no barrier and a local-fence-only barrier, and the solution is clean" *
-          doctest::skip(!test::have_oclgrind())) {
+TEST_CASE("lab06 Oclgrind reports no barrier and a local-fence-only barrier, and the solution is clean") {
+    if (!test::have_oclgrind()) return;
     const std::vector<std::string> at{"--device", "oclgrind", "-n", "37", "--wg", "16"};
     // The lab's own demonstrations, each asked for alone: a race in its kernel, exit 1.
     for (const std::string v : {"nobarrier", "localfence"}) {

@@ -43,6 +43,8 @@ int line_of(const std::string &file, const std::string &needle, int nth = 1);
 // Devices for dynamic tests: every device but Oclgrind (an interpreter, tested on its own);
 // SYNCLAB_TEST_DEVICES="pocl,nvidia" narrows the set.
 std::vector<synclab::DeviceInfo> dynamic_devices();
+// Whether Oclgrind is installed; inside a test it also says so when not (and fails the test
+// under SYNCLAB_REQUIRE_OCLGRIND). In a test, return early when false.
 bool have_oclgrind();
 
 // Runs a lab on Oclgrind and returns the distinct findings of its log.

@@ -6,6 +6,10 @@
 #include <chrono>
 #include <csignal>
 #include <fcntl.h>
+#include <map>
+#include <unistd.h>
+#include <fstream>
+#include <filesystem>
 #include <sstream>
 #include <thread>
 #include <cmath>
@@ -207,6 +211,40 @@ TEST_CASE("processes: exit codes and signals and timeouts are reported and never
     r = run_process({"/bin/sh", "-c", "exit 4"}, {}, forever);
     CHECK_FALSE(r.timed_out);
     CHECK(r.exit_code == 4);
+}
+
+TEST_CASE("the test binary starts, lists and runs its tests where Oclgrind is missing") {
+    // A vendor folder with the system's drivers but Oclgrind's (a caller's OCL_ICD_VENDORS is
+    // used as it is): the tests' decorators once asked doctest to report before main, and it
+    // crashed there, listing included, on every machine without Oclgrind.
+    namespace fs = std::filesystem;
+    const fs::path vendors = fs::temp_directory_path() / ("synclab-no-oclgrind-" + std::to_string(getpid()));
+    fs::create_directories(vendors);
+    std::error_code ec;
+    for (const auto &e : fs::directory_iterator("/etc/OpenCL/vendors", ec)) {
+        std::ifstream in(e.path());
+        std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        if (text.find("oclgrind") == std::string::npos) fs::copy(e.path(), vendors / e.path().filename(), ec);
+    }
+    const std::string self = fs::read_symlink("/proc/self/exe").string();
+    const std::map<std::string, std::string> env{{"OCL_ICD_VENDORS", vendors.string()},
+                                                 {"OCL_ICD_FILENAMES", ""},
+                                                 {"SYNCLAB_REQUIRE_OCLGRIND", ""}};
+    const auto list = synclab::run_process({self, "--list-test-cases"}, env);
+    CAPTURE(list.err);
+    CHECK(list.describe() == "exit 0");
+    CHECK(list.out.find("every lab's solutions are clean on Oclgrind") != std::string::npos);
+    const auto skipped = synclab::run_process({self, "-tc=every lab's solutions are clean on Oclgrind"}, env);
+    CAPTURE(skipped.out);
+    CHECK(skipped.describe() == "exit 0");
+    CHECK(skipped.out.find("Oclgrind not installed") != std::string::npos);
+    auto required = env;
+    required["SYNCLAB_REQUIRE_OCLGRIND"] = "1";
+    const auto failed = synclab::run_process({self, "-tc=every lab's solutions are clean on Oclgrind"}, required);
+    CAPTURE(failed.out);
+    CHECK(failed.describe() == "exit 1");
+    CHECK(failed.out.find("Oclgrind is required") != std::string::npos);
+    fs::remove_all(vendors, ec);
 }
 
 TEST_CASE("processes: a child gets none of our files; parent_pipe gives it fd 3 while we live") {
