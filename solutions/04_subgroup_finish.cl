@@ -8,7 +8,7 @@
 //
 // Contract (every kernel): element index = global id; group g writes dot[g]; the host sizes
 // scratch to one float per work-item; groupSize is a power of two. The host passes
-// -D SUBGROUP_SIZE=W (the lab's --subgroup, a power of two; default 32, NVIDIA's warp).
+// -D SUBGROUP_SIZE=W (the lab's --simd, a power of two; default 32, NVIDIA's warp).
 
 #ifndef SUBGROUP_SIZE
 #define SUBGROUP_SIZE 32
@@ -97,6 +97,11 @@ __kernel void reduceSubgroup(__global const float *a, __global const float *b,
             scratch[id] += scratch[id + stride];
         barrier(CLK_LOCAL_MEM_FENCE);
     }
+
+    // Not needed by OpenCL: a barrier already ends the loop, or comes before it when it takes no
+    // step. POCL 5.0 needs it: without it, sub_group_reduce_add got garbage whenever the loop
+    // took no step (--wg at most 2 * SUBGROUP_SIZE).
+    barrier(CLK_LOCAL_MEM_FENCE);
 
     // scratch[0 .. left-1] still to add. Sub-group 0 takes them, each of its work-items every
     // get_sub_group_size()-th value: right for whatever width the device really has.

@@ -171,6 +171,38 @@ TEST_CASE("lab04 the subgroup variant runs where supported and is skipped with a
     }
 }
 
+TEST_CASE("lab04 below the group size a device's sub-groups need, the subgroup variant is skipped with the reason") {
+    CHECK(pocl_major_version("OpenCL 3.0 PoCL 5.0+debian  Linux, None+Asserts, RELOC, LLVM 16") == 5);
+    CHECK(pocl_major_version("OpenCL 3.0 PoCL 3.1+debian  Linux, None+Asserts, RELOC, LLVM 15") == 3);
+    CHECK(pocl_major_version("OpenCL 3.0 pocl 12.0-pre main") == 12);
+    CHECK(pocl_major_version("OpenCL 3.0 CUDA 12.4.131") == 0);
+    CHECK(pocl_major_version("OpenCL 1.2 (Build 0) Oclgrind 21.10") == 0);
+    for (const auto &dev : test::dynamic_devices()) {
+        CAPTURE(dev.name);
+        const SubgroupSupport sg = subgroup_support(dev.device);
+        if (!sg.builtins) continue;
+        const std::vector<std::string> small = {"--wg", "2", "--simd", "2", "--trials", "2"};
+        auto one = small;
+        one.insert(one.end(), {"--variant", "subgroup"});
+        const auto r = run_lab(kLab, on(dev, "solutions", one));
+        CAPTURE(r.out);
+        CAPTURE(r.err);
+        if (sg.smallest_wg <= 2) {
+            CHECK(r.exit_code == 0);
+            continue;
+        }
+        CHECK(r.exit_code == 2);
+        CHECK(test::line_count(r.err) == 1);
+        CHECK(r.err.find(sg.smallest_wg_why) != std::string::npos);
+        CHECK(r.err.find("use --wg " + std::to_string(sg.smallest_wg) + " or more") !=
+              std::string::npos);
+        const auto all = run_lab(kLab, on(dev, "solutions", small));
+        CHECK(all.exit_code == 0);
+        CHECK(all.out.find("reduceSubgroup  skipped: not checked at --wg 2 (" + sg.smallest_wg_why) !=
+              std::string::npos);
+    }
+}
+
 TEST_CASE("lab04 a syntax error in the sub-group variant alone is a compile error at its line everywhere") {
     const std::string dir = test::fixture("subgroup_syntax_error");
     const int line = test::line_of(dir + "/04_subgroup_finish.cl", "wrong: no semicolon");

@@ -33,11 +33,15 @@ static int run(Lab &lab) {
     // The sub-group kernel lives in a build of its own, compiled on every device (against
     // stand-ins where there are no sub-groups) whatever --variant says: a mistake in it is a
     // compile error everywhere.
-    const SubgroupPart part = build_subgroup_part(lab, define);
+    const SubgroupPart part = build_subgroup_part(lab, define, wg);
     const SubgroupSupport &sg = part.support;
     for (const auto &variant : lab.selected_variants()) {
         if (variant == "subgroup" && !part.runs) {
             skipped = part.not_checked();
+            if (o.variant == "subgroup" && sg.builtins)
+                throw Unsupported("--variant subgroup cannot run at --wg " + std::to_string(wg) +
+                                  " on " + dev.name + ": " + sg.smallest_wg_why + " (it compiles); "
+                                  "use --wg " + std::to_string(sg.smallest_wg) + " or more");
             if (o.variant == "subgroup")
                 throw Unsupported("--variant subgroup cannot run on " + dev.name + ": " +
                                  sg.why_not + " (it compiles); pick a device whose "

@@ -134,12 +134,9 @@ Builds build(Lab &lab, const Setup &s, const std::string &defines) {
     const SubgroupSupport sup = subgroup_support(dev.device);
     const bool ballot = sup.builtins && has_word(dev.device.getInfo<CL_DEVICE_EXTENSIONS>(),
                                                  "cl_khr_subgroup_ballot");
-    b.sg = build_subgroup_part(lab, defines + (ballot || !sup.builtins ? " -D WITH_BALLOT" : ""));
+    b.sg = build_subgroup_part(lab, defines + (ballot || !sup.builtins ? " -D WITH_BALLOT" : ""),
+                               s.wg);
     if (!b.sg.runs) b.why_not["vote_subgroup"] = b.why_not["vote_ballot"] = b.sg.not_checked();
-    else if (dev.is_pocl() && s.wg == 1)  // seen on POCL 5: the launch aborts the process
-        b.why_not["vote_subgroup"] = b.why_not["vote_ballot"] =
-            "not checked at --wg 1 on POCL (its sub-group kernels fail to load there: undefined "
-            "symbol __pocl_work_group_alloca): use --wg 2 or more";
     else if (!ballot)
         b.why_not["vote_ballot"] = "not checked on this device (no cl_khr_subgroup_ballot)";
     else if (wants("vote_ballot")) {

@@ -47,7 +47,7 @@ static int run(Lab &lab) {
     // One build for every rung: with the sub-group finish where the device has sub-groups, else
     // the unrolled tree, the sub-group finish compiled against stand-ins as well (never run).
     const std::string define = "-D WG=" + std::to_string(l.wg);
-    const SubgroupPart part = build_subgroup_part(lab, define);
+    const SubgroupPart part = build_subgroup_part(lab, define, l.wg);
     const SubgroupSupport &sg = part.support;
     cl::Program program = part.runs ? part.program : lab.program(define);
     std::vector<std::pair<std::string, cl::Kernel>> kernels;
@@ -64,7 +64,7 @@ static int run(Lab &lab) {
                   l.wg, l.trials);
     lab.banner(what);
     std::printf("v5-v7 finish: %s; v6/v7: up to %zu groups, %s layout\n",
-                sg.builtins ? ("sub_group_reduce_add (" + sg.how + ")").c_str()
+                part.runs ? ("sub_group_reduce_add (" + sg.how + ")").c_str()
                             : ("unrolled tree with barriers; the sub-group finish is " +
                                part.not_checked()).c_str(),
                 l.groups, layout);

@@ -3,16 +3,20 @@
 namespace synclab {
 
 std::string SubgroupPart::not_checked() const {
+    if (support.builtins)
+        return "not checked at --wg " + std::to_string(wg) + " (" + support.smallest_wg_why +
+               "): compiles; use a larger --wg";
     return "not checked on this device (" + support.why_not + "): compiles";
 }
 
-SubgroupPart build_subgroup_part(const Lab &lab, const std::string &options) {
+SubgroupPart build_subgroup_part(const Lab &lab, const std::string &options, std::size_t wg) {
     SubgroupPart p;
     p.support = subgroup_support(lab.env.info.device);
+    p.wg = wg;
     const std::string with = options + " -D WITH_SUBGROUPS ";
     if (p.support.builtins) {
         p.program = lab.program(with + p.support.build_options);
-        p.runs = true;
+        p.runs = wg >= p.support.smallest_wg;
         return p;
     }
     try {

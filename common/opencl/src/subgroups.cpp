@@ -1,6 +1,7 @@
 #include "synclab/subgroups.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <vector>
 
 namespace synclab {
@@ -50,6 +51,29 @@ static std::string newest_c_std(const cl::Device &dev) {
     return "";
 }
 
+int pocl_major_version(const std::string &platform_version) {
+    std::string lower = platform_version;
+    for (char &c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const std::size_t at = lower.find("pocl ");
+    if (at == std::string::npos) return 0;
+    int major = 0;
+    for (std::size_t i = at + 5; i < lower.size() && std::isdigit(static_cast<unsigned char>(lower[i])); ++i)
+        major = major * 10 + (lower[i] - '0');
+    return major;
+}
+
+static std::string platform_version(const cl::Device &dev) {
+    cl_platform_id platform = nullptr;
+    if (clGetDeviceInfo(dev(), CL_DEVICE_PLATFORM, sizeof platform, &platform, nullptr) != CL_SUCCESS)
+        return "";
+    std::size_t size = 0;
+    if (clGetPlatformInfo(platform, CL_PLATFORM_VERSION, 0, nullptr, &size) != CL_SUCCESS) return "";
+    std::string v(size, '\0');
+    if (clGetPlatformInfo(platform, CL_PLATFORM_VERSION, size, v.data(), nullptr) != CL_SUCCESS)
+        return "";
+    return v.c_str();
+}
+
 SubgroupSupport subgroup_support(const cl::Device &dev) {
     SubgroupSupport s;
     const std::string ext = dev.getInfo<CL_DEVICE_EXTENSIONS>();
@@ -63,6 +87,15 @@ SubgroupSupport subgroup_support(const cl::Device &dev) {
         s.build_options = "-cl-std=CL3.0";
     } else {
         s.why_not = "no cl_khr_subgroups, no OpenCL C 3.0 __opencl_c_subgroups";
+    }
+    // POCL compiles a work-group of 1 or 2 by replicating its work-items, and before 7.0 that
+    // path leaves out the local memory its sub-group built-ins use: the kernel then fails to load
+    // and POCL aborts the process (seen on 5.0; POCL 7.0 dropped the path).
+    const int pocl = pocl_major_version(platform_version(dev));
+    if (s.builtins && pocl > 0 && pocl < 7) {
+        s.smallest_wg = 3;
+        s.smallest_wg_why = "POCL before 7.0 cannot load a sub-group kernel built for groups of 1 "
+                            "or 2 (undefined symbol __pocl_work_group_alloca)";
     }
     cl_uint width = 0;
     if (has_word(ext, "cl_nv_device_attribute_query") &&

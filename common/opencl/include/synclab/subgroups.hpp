@@ -15,9 +15,17 @@ struct SubgroupSupport {
     std::string build_options;  // the -cl-std that declares them ("-cl-std=CL3.0"), or empty
     std::size_t hw_width = 0;   // the vendor's own warp or wavefront width (0: not reported)
     std::string hw_width_from;  // the query that gave it, e.g. "CL_DEVICE_WARP_SIZE_NV"
+    // The built-ins work only in work-groups of at least this many work-items (1: any), and
+    // why, when more than 1. A kernel that calls one in a smaller group must not be launched.
+    std::size_t smallest_wg = 1;
+    std::string smallest_wg_why;
 };
 
 SubgroupSupport subgroup_support(const cl::Device &dev);
+
+// The major version of POCL in a platform version ("OpenCL 3.0 PoCL 5.0+debian  Linux, ..."
+// gives 5); 0 when the platform is not POCL.
+int pocl_major_version(const std::string &platform_version);
 
 // Build options that stand in for the sub_group_* built-ins of cl_khr_subgroups (and the
 // shuffle, vote, ballot and clustered-reduce ones that extend it), each a plain value of the
