@@ -38,10 +38,12 @@ static int run(Lab &lab) {
     for (const auto &variant : lab.selected_variants()) {
         if (variant == "subgroup" && !part.runs) {
             skipped = part.not_checked();
+            std::size_t least = 1;  // the smallest power of two it runs at
+            while (least < sg.smallest_wg) least *= 2;
             if (o.variant == "subgroup" && sg.builtins)
                 throw Unsupported("--variant subgroup cannot run at --wg " + std::to_string(wg) +
                                   " on " + dev.name + ": " + sg.smallest_wg_why + " (it compiles); "
-                                  "use --wg " + std::to_string(sg.smallest_wg) + " or more");
+                                  "use --wg " + std::to_string(least) + " or more");
             if (o.variant == "subgroup")
                 throw Unsupported("--variant subgroup cannot run on " + dev.name + ": " +
                                  sg.why_not + " (it compiles); pick a device whose "

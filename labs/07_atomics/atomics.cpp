@@ -136,17 +136,21 @@ Builds build(Lab &lab, const Setup &s, const std::string &defines) {
                                                  "cl_khr_subgroup_ballot");
     b.sg = build_subgroup_part(lab, defines + (ballot || !sup.builtins ? " -D WITH_BALLOT" : ""),
                                s.wg);
-    if (!b.sg.runs) b.why_not["vote_subgroup"] = b.why_not["vote_ballot"] = b.sg.not_checked();
-    else if (!ballot)
+    if (!b.sg.runs) {
+        b.why_not["vote_subgroup"] = b.why_not["vote_ballot"] = b.sg.not_checked();
+        if (sup.builtins) b.at_this_wg = {"vote_subgroup", "vote_ballot"};
+    } else if (!ballot)
         b.why_not["vote_ballot"] = "not checked on this device (no cl_khr_subgroup_ballot)";
     else if (wants("vote_ballot")) {
         // A ballot is a uint4: one bit for each of up to 128 members. POCL's sub-group is the
         // whole work-group, so --wg 256 makes sub-groups that no ballot can hold.
         const std::size_t width = kernel_subgroup_size(cl::Kernel(b.sg.program, "voteBallot"),
                                                        dev.device, s.wg);
-        if (width > 128)
+        if (width > 128) {
             b.why_not["vote_ballot"] = "not checked with sub-groups of " + std::to_string(width) +
                                        " (a ballot's uint4 holds 128 members): use --wg 128 or less";
+            b.at_this_wg.insert("vote_ballot");
+        }
     }
     // The OpenCL 2.0 build, where the device says it has what the kernel needs. A build error
     // there is the kernel file's (exit 2); a kernel its feature macros leave out is skipped.

@@ -5,6 +5,7 @@
 #pragma once
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,7 @@ struct Builds {
     cl::Program c2;           // -cl-std=CL2.0/CL3.0: lock_c11, syncreduce_builtin
     std::string c2_std;       // the -cl-std it was built with
     std::map<std::string, std::string> why_not;  // variant -> why this device cannot run it
+    std::set<std::string> at_this_wg;  // of those, the ones another --wg would let run
     cl::Program &of(const std::string &variant);
 };
 

@@ -68,6 +68,9 @@ static int run(Lab &lab) {
         const auto why = builds.why_not.find(v);
         if (why == builds.why_not.end()) variants.push_back(v);
         else if (lab.opt.variant != v) skipped.push_back(v);
+        else if (builds.at_this_wg.count(v))
+            throw Unsupported("--variant " + v + " cannot run at --wg " + std::to_string(s.wg) +
+                              " on " + dev.name + ": " + why->second);
         else
             throw Unsupported("--variant " + v + " cannot run on " + dev.name + ": " + why->second +
                               "; pick a device whose --list-devices row has it (POCL 5: see the "
