@@ -52,7 +52,7 @@ inline synclab::ProcessResult run_grader(const std::vector<std::string> &args, d
 }
 
 struct Row {
-    std::string student, lab, grade, kind, reason;
+    std::string student, lab, grade, kind, reason, seconds;
 };
 
 inline std::vector<std::string> split_csv(const std::string &line) {
@@ -84,7 +84,7 @@ inline std::vector<Row> read_gradebook(const std::string &path) {
     while (std::getline(in, line)) {
         const auto f = split_csv(line);
         REQUIRE(f.size() == 6);
-        rows.push_back({f[0], f[1], f[2], f[3], f[4]});
+        rows.push_back({f[0], f[1], f[2], f[3], f[4], f[5]});
     }
     return rows;
 }

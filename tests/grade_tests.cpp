@@ -182,13 +182,14 @@ one() {
     unsupported) printf 'result\t2\tunsupported\t-\tgroups of 1024 are above this device'"'"'s 256\n' >> "$verdict"; return 2 ;;
     quit) rm "$verdict"; exit 0 ;;
     hang) printf 'result\t1\ttimeout\t-\tstopped after 30 s\n' >> "$verdict"; exit 1 ;;  # its watchdog
+    slow) sleep 2; printf 'variant\ta\tverified\t-\nresult\t0\tverified\t-\t-\n' >> "$verdict" ;;
     later) [ "$first" = "$lab" ] || kill -SEGV $$
            printf 'variant\ta\tverified\t-\nresult\t0\tverified\t-\t-\n' >> "$verdict" ;;
   esac
 }
 if [ "$me" = synclab-labs ]; then
   [ "$1" = --batch ] || exit 2
-  n=$(grep -c . "$2") i=0 rc=0 failed=
+  n=$(grep -c . "$2") i=0 rc=0 failed= t0=${EPOCHREALTIME/./}
   while IFS=$'\t' read -r -a args; do
     i=$((i + 1))
     [ "${args[0]}" != "$failed" ] || continue  # a failed lab's other runs are left out
@@ -197,7 +198,8 @@ if [ "$me" = synclab-labs ]; then
       exit 2
     fi
     echo "== run $i of $n: lab${args[*]}"
-    echo "== run $i of $n" >&2
+    us=$(( ${EPOCHREALTIME/./} - t0 ))
+    printf '== run %d of %d at %d.%06d s\n' $i $n $((us / 1000000)) $((us % 1000000)) >&2
     first=${first:-${args[0]}}
     if [ "${args[1]}" = --describe ]; then
       describe "${args[0]}"
@@ -338,6 +340,7 @@ TEST_CASE("a submission's labs share one process; one that fails after another i
     }
     const std::string log = dir / "log";
     std::vector<std::string> seeds;  // each logged run's --seed
+    std::map<std::string, double> seconds;  // each lab's row's
     // Each lab's grade, and the runs as logged: {pid, lab, step}.
     auto grade = [&](const std::string &a, const std::string &b, const std::string &c,
                      std::map<std::string, std::string> env = {}) {
@@ -359,6 +362,7 @@ TEST_CASE("a submission's labs share one process; one that fails after another i
         REQUIRE(rows.size() == 3);
         std::map<std::string, std::string> kinds;
         for (const auto &row : rows) kinds[row.lab] = row.kind;
+        for (const auto &row : rows) seconds[row.lab] = std::stod(row.seconds);
         std::vector<std::vector<std::string>> runs;
         std::istringstream in(read_file(log));
         for (std::string pid, lab, step, spec, cus, seed; in >> pid >> lab >> step >> spec >> cus >> seed;) {
@@ -380,6 +384,13 @@ TEST_CASE("a submission's labs share one process; one that fails after another i
     CHECK(runs.size() == 5);
     CHECK(pids(runs) == 1);
     CHECK(contains(read_file(dir / "junit/s1.xml"), "shared one process with labs 97, 98, 99"));
+    // A row's seconds hold its own runs in the shared process: 2 s of sleep is lab 98's.
+    std::tie(kinds, runs) = grade("ok", "ok slow", "ok");
+    CHECK(kinds == std::map<std::string, std::string>{{"97", "pass"}, {"98", "pass"}, {"99", "pass"}});
+    CHECK(pids(runs) == 1);
+    CHECK(seconds.at("98") >= 2);
+    CHECK(seconds.at("97") < 2);
+    CHECK(seconds.at("99") < 2);
 
     // Lab 98 crashes after lab 97 in that process, as if 97 had broken it: 98 is run again as
     // the first of a new one, whose verdict counts, and 99 goes on after it there.

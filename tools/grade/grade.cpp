@@ -251,6 +251,7 @@ JobFolders job_folders(const std::string &job_dir, const Settings &s) {
 struct Shared {
     std::vector<Run> runs;
     std::string note;
+    double seconds = 0;  // the time of its runs in the shared process
 };
 
 // The argument line of one run, as the lab takes it.
@@ -334,7 +335,8 @@ Result grade_one(const Recipe &recipe, const std::string &student, const std::st
         r.grade = std::move(grade);
         r.kind = std::move(kind);
         r.reason = std::move(reason);
-        r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() +
+                    (shared ? shared->seconds : 0);
         return r;
     };
 
@@ -602,9 +604,11 @@ std::size_t run_shared(const std::vector<const Recipe *> &recipes, const std::ve
     limits.parent_pipe = true;
     std::map<std::string, std::string> env = dynamic_run_env(recipes[part.front()]->declaration);
     env.insert(folders.env.begin(), folders.env.end());
+    const auto began = std::chrono::steady_clock::now();
     synclab::ProcessResult process = synclab::run_process(
         s.sandbox.wrap({s.runner, "--batch", batch_file}, job_dir, folders.readable, folders.copy),
         env, limits);
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
     std::error_code ec;
     fs::remove(batch_file, ec);
     if (*stop) return part.size();
@@ -646,6 +650,27 @@ std::size_t run_shared(const std::vector<const Recipe *> &recipes, const std::ve
             out[i].process.err = said_err[i];
         }
     }
+    // Each run's time: from its start on the runner's clock ("== run I of N at S s"; the first
+    // from 0, so it bears the start of the process) to the next run's, the last to the process's
+    // end, on ours.
+    std::vector<double> took(lines.size(), 0);
+    {
+        double begin = 0;
+        std::size_t prev = lines.size();
+        for (std::size_t i = 0; i < lines.size(); ++i) {
+            if (!ran[i]) continue;
+            std::size_t n = 0, of = 0;
+            double at = 0;
+            if (prev == lines.size()) {
+                prev = i;
+            } else if (std::sscanf(said_err[i].c_str(), "== run %zu of %zu at %lf s", &n, &of, &at) == 3) {
+                took[prev] = std::max(0.0, at - begin);
+                begin = at;
+                prev = i;
+            }  // else (no mark) its time stays with the run before
+        }
+        if (prev < lines.size()) took[prev] = std::max(0.0, wall - begin);
+    }
     std::error_code vec;
     for (const auto &v : verdicts) fs::remove(v, vec);
     std::string labs_text;  // the labs the process reached
@@ -663,6 +688,7 @@ std::size_t run_shared(const std::vector<const Recipe *> &recipes, const std::ve
         for (; i < lines.size() && lines[i].lab == k; ++i)
             if (ran[i]) {
                 mine.runs.push_back(out[i]);
+                mine.seconds += took[i];
                 ended_here = ended_here || (i == end_line && !out[i].verdict.finished);
             }
         if (mine.runs.empty()) return k;  // the process ended before it

@@ -8,9 +8,12 @@
 // The scaffolding the modules call is this program's own (it exports it), so every lab of a
 // submission shares one context per device, and with it what POCL loads per context (its kernel
 // library, about half a second): a submission's labs pay for it once, not once a lab.
+// Each run begins with "== run I of N" on stdout and "== run I of N at S s" on stderr, S the
+// seconds since this program started: the grader splits the output, and the time, by run.
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -33,6 +36,7 @@ int usage(const std::string &why) {
 }
 
 int run(const std::string &batch) {
+    const auto start = std::chrono::steady_clock::now();
     std::vector<std::vector<std::string>> lines;
     try {
         lines = synclab::batch_lines(batch);
@@ -70,7 +74,8 @@ int run(const std::string &batch) {
         // On both streams: the grader gives each run its own part of each.
         std::printf("== run %zu of %zu:%s\n", i + 1, lines.size(), shown.c_str());
         std::fflush(stdout);
-        std::fprintf(stderr, "== run %zu of %zu\n", i + 1, lines.size());
+        std::fprintf(stderr, "== run %zu of %zu at %.3f s\n", i + 1, lines.size(),
+                     std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
         std::fflush(stderr);
         std::vector<char *> args;
         std::string name = "lab" + lab;
