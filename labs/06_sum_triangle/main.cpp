@@ -118,19 +118,19 @@ static int run(Lab &lab) {
     if (sweep) {  // the lecture's claim: a missing barrier may pass with one warp, not with many
         std::printf("wrong-answer rate over %d launches per N:\n%6s", trials, "N");
         std::vector<Run *> swept;
-        // Up to -n when given, else the largest work-group each kernel can have.
-        std::size_t most = std::min({dev.max_wg, kMaxN, o.n ? n : kMaxN});
+        // Up to -n when given, else the device's largest work-group: a kernel's own report may
+        // be less than it runs (the H100's says 256 and runs 1024), so the launch decides, as
+        // for a single run.
+        const std::size_t most = std::min({dev.max_wg, kMaxN, o.n ? n : kMaxN});
         for (auto &r : runs)
-            if (r.variant == "nobarrier" || r.variant == "localfence" || r.variant == "triangle") {
+            if (r.variant == "nobarrier" || r.variant == "localfence" || r.variant == "triangle")
                 swept.push_back(&r), std::printf(" %11s", r.variant.c_str());
-                most = std::min(most, r.kernels[0].getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(
-                                          dev.device));
-            }
         std::printf("\n");
         for (std::size_t nn : sweep_sizes(most)) {
             SumTriangle ts(lab.env, nn, lab.rng);
             std::printf("%6zu", nn);
             for (Run *r : swept) {
+                check_launch(r->kernels[0], dev.device, nn, 0);
                 const Tally y = trials_of(ts, *r, nn, trials);
                 std::printf(" %10.0f%%", 100.0 * y.wrong_trials / trials);
                 row(true, *r, nn, y);
