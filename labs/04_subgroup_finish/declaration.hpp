@@ -12,7 +12,8 @@ inline const synclab::Declaration kLab{
     .variants = {{.name = "lockstep", .kernels = {"reduceLockstep"}, .demonstration = true},
                  {.name = "barrier", .kernels = {"reduceBarrier"}, .todo = true},
                  // Only devices with sub-groups run it, so it is not graded.
-                 {.name = "subgroup", .kernels = {"reduceSubgroup"}, .todo = true, .graded = false}},
+                 {.name = "subgroup", .kernels = {"reduceSubgroup"}, .todo = true,
+                  .graded = false}},
     // --exact: whole numbers, every group's sum compared exactly. --simd narrower and wider than
     // NVIDIA's 32, and work-groups from the smallest (1) to 1024: nothing may be hard-coded.
     // Each --simd is a build of its own (-D SUBGROUP_SIZE), so no more of them than that.

@@ -25,9 +25,9 @@ inline const synclab::Declaration kLab{
     // n % 4 = 3 and n % (2 wg) != 0, n = 1, n below the group size with n % 4 = 2, and groups
     // from 4 to 1024 with v6/v7's other layout and group count. Not 2: POCL before 7.0 cannot
     // load a sub-group kernel built for groups of 2, so there v5-v7 would be graded without
-    // their sub-group finish (the lab builds the unrolled tree instead). Three group sizes only: the
-    // program is built with -D WG, so on POCL each new size is a new build of the whole file
-    // and of every kernel; a size already built is found in the run's kernel cache.
+    // their sub-group finish (the lab builds the unrolled tree instead). Three group sizes
+    // only: the program is built with -D WG, so on POCL each new size is a new build of the
+    // whole file and of every kernel; a size already built is found in the run's kernel cache.
     .grading = {{"--exact", "-n", "1000003", "--trials", "1"},
                 {"--exact", "-n", "1", "--trials", "1"},
                 {"--exact", "-n", "50", "--trials", "1"},

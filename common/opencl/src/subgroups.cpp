@@ -57,17 +57,19 @@ int pocl_major_version(const std::string &platform_version) {
     const std::size_t at = lower.find("pocl ");
     if (at == std::string::npos) return 0;
     int major = 0;
-    for (std::size_t i = at + 5; i < lower.size() && std::isdigit(static_cast<unsigned char>(lower[i])); ++i)
+    for (std::size_t i = at + 5;
+         i < lower.size() && std::isdigit(static_cast<unsigned char>(lower[i])); ++i)
         major = major * 10 + (lower[i] - '0');
     return major;
 }
 
 static std::string platform_version(const cl::Device &dev) {
     cl_platform_id platform = nullptr;
-    if (clGetDeviceInfo(dev(), CL_DEVICE_PLATFORM, sizeof platform, &platform, nullptr) != CL_SUCCESS)
-        return "";
     std::size_t size = 0;
-    if (clGetPlatformInfo(platform, CL_PLATFORM_VERSION, 0, nullptr, &size) != CL_SUCCESS) return "";
+    if (clGetDeviceInfo(dev(), CL_DEVICE_PLATFORM, sizeof platform, &platform, nullptr) !=
+            CL_SUCCESS ||
+        clGetPlatformInfo(platform, CL_PLATFORM_VERSION, 0, nullptr, &size) != CL_SUCCESS)
+        return "";
     std::string v(size, '\0');
     if (clGetPlatformInfo(platform, CL_PLATFORM_VERSION, size, v.data(), nullptr) != CL_SUCCESS)
         return "";
