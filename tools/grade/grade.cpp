@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstring>
 #include <filesystem>
@@ -650,9 +651,10 @@ std::size_t run_shared(const std::vector<const Recipe *> &recipes, const std::ve
             out[i].process.err = said_err[i];
         }
     }
-    // Each run's time: from its start on the runner's clock ("== run I of N at S s"; the first
-    // from 0, so it bears the start of the process) to the next run's, the last to the process's
-    // end, on ours.
+    // Each run's time: from its start on the runner's clock ("== run I of N at S s", S from the
+    // runner's start; the first from 0) to the next run's, the last to the process's end on ours,
+    // so the sandbox's start before the runner's clock (milliseconds) falls to the last run. A
+    // mark that is not the runner's (out of order, past the end) leaves the time where it was.
     std::vector<double> took(lines.size(), 0);
     {
         double begin = 0;
@@ -663,11 +665,13 @@ std::size_t run_shared(const std::vector<const Recipe *> &recipes, const std::ve
             double at = 0;
             if (prev == lines.size()) {
                 prev = i;
-            } else if (std::sscanf(said_err[i].c_str(), "== run %zu of %zu at %lf s", &n, &of, &at) == 3) {
-                took[prev] = std::max(0.0, at - begin);
+            } else if (std::sscanf(said_err[i].c_str(), "== run %zu of %zu at %lf s", &n, &of, &at) == 3 &&
+                       n == i + 1 && of == lines.size() && std::isfinite(at) && at >= begin &&
+                       at <= wall) {
+                took[prev] = at - begin;
                 begin = at;
                 prev = i;
-            }  // else (no mark) its time stays with the run before
+            }
         }
         if (prev < lines.size()) took[prev] = std::max(0.0, wall - begin);
     }
