@@ -258,9 +258,7 @@ struct Shared {
 // The argument line of one run, as the lab takes it.
 synclab::Args run_line(const Recipe &recipe, const synclab::Args &set, const std::string &copy,
                        const std::string &verdict, const Settings &s, const std::string &device) {
-    std::string variant_list;
-    for (const auto &v : recipe.variants) variant_list += (variant_list.empty() ? "" : ",") + v;
-    synclab::Args line{"--kernels", copy, "--verdict", verdict, "--variant", variant_list};
+    synclab::Args line{"--kernels", copy, "--verdict", verdict, "--variant", join(recipe.variants, ",")};
     line.insert(line.end(), set.begin(), set.end());
     if (s.seed) line.insert(line.end(), {"--seed", std::to_string(s.seed)});
     line.insert(line.end(), {"--timeout", seconds_text(s.timeout_s)});
@@ -354,12 +352,11 @@ Result grade_one(const Recipe &recipe, const std::string &student, const std::st
 
     const std::string exe = (fs::path(s.bin_dir) / recipe.executable).string();
     const std::string verdict_file = (fs::path(job_dir) / "verdict.tsv").string();
-    std::string variant_list;
-    for (const auto &v : recipe.variants) variant_list += (variant_list.empty() ? "" : ",") + v;
     auto run = [&](std::vector<std::string> args, std::map<std::string, std::string> env,
                    std::size_t memory) {
         Run out;
-        out.argv = {exe, "--kernels", copy, "--verdict", verdict_file, "--variant", variant_list};
+        out.argv = {exe, "--kernels", copy, "--verdict", verdict_file, "--variant",
+                    join(recipe.variants, ",")};
         out.argv.insert(out.argv.end(), args.begin(), args.end());
         if (s.seed) out.argv.insert(out.argv.end(), {"--seed", std::to_string(s.seed)});
         // Only bounds a lab orphaned by a killed grader.
