@@ -83,12 +83,15 @@ int centralized_barrier(__global volatile uint *ctl, uint groups, uint budget,
 int decentralized_barrier(__global volatile uint *flags, __global volatile uint *ctl, uint me,
                           uint groups, uint goal, uint budget, __local volatile int *go,
                           int fenced) {
-    // TODO (30 lines): the master sets *go = 1 and, after a fence, in[me] = goal. Group 0's
+    // TODO (30 lines): the master sets *go = 1 and, after a fence, in[me] = goal with atomic_xchg
+    // (a flag another group polls is written with an atomic, or it races with the polls). Group 0's
     // work-items each poll some of the in[] flags (g = local id, + local size, ...) until they
-    // equal goal, bounded by keep_waiting(); one that gives up clears *go with atomic_xchg.
-    // When all arrived, group 0 fences and writes out[g] = goal for every g. Each master polls
-    // out[me] until it equals goal (bounded), then fences. Barriers for the whole group between
-    // these stages (every work-item reaches each one), and return *go. Keep each barrier()
+    // equal goal, bounded by keep_waiting(); one that gives up clears *go with atomic_xchg; each
+    // fences after its polls. When all arrived, group 0 fences and sets out[g] = goal
+    // (atomic_xchg) for every g. Each master polls out[me] until it equals goal (bounded), then
+    // fences. Barriers for the whole group between these stages (every work-item reaches each
+    // one; the one after the polls with CLK_GLOBAL_MEM_FENCE too: the work-item that releases a
+    // group is not the one that saw it arrive), and return *go. Keep each barrier()
     // outside `if (me == 0)`: legal there, but POCL 3.1 crashed on it (a double free).
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
     return 1;  // for now: every group goes on without waiting

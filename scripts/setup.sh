@@ -5,7 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake g++ make ocl-icd-opencl-dev opencl-clhpp-headers opencl-c-headers pocl-opencl-icd
-          doctest-dev libcxxopts-dev oclgrind clinfo bubblewrap gnuplot-nox libclblast-dev)
+          doctest-dev libcxxopts-dev oclgrind liboclgrind-dev llvm-14-dev clinfo bubblewrap gnuplot-nox
+          libclblast-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

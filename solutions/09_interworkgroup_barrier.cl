@@ -91,6 +91,8 @@ int centralized_barrier(__global volatile uint *ctl, uint groups, uint budget,
 // group 0's work-items each watch some of the flags, then set every group's release flag
 // out[g] = goal; each group's master waits for its own. No read-modify-write on shared words;
 // goals increase step by step, so no flag is ever reset. flags holds in[groups] then out[groups].
+// A flag another group polls is written with an atomic: under OpenCL's memory model a plain store
+// there races with the polls, fences or not (the polls may stay volatile loads).
 int decentralized_barrier(__global volatile uint *flags, __global volatile uint *ctl, uint me,
                           uint groups, uint goal, uint budget, __local volatile int *go,
                           int fenced) {
@@ -99,10 +101,10 @@ int decentralized_barrier(__global volatile uint *flags, __global volatile uint 
     if (get_local_id(0) == 0) {
         *go = 1;
         fence_if(fenced);
-        in[me] = goal;  // arrived
+        atomic_xchg(&in[me], goal);  // arrived: an atomic, since another group polls it
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (me == 0)  // group 0's work-items watch the flags, each its own
+    if (me == 0) {  // group 0's work-items watch the flags, each its own
         for (uint g = get_local_id(0); g < groups; g += get_local_size(0)) {
             uint spins = 0;
             while (in[g] != goal)
@@ -111,11 +113,16 @@ int decentralized_barrier(__global volatile uint *flags, __global volatile uint 
                     break;
                 }
         }
-    barrier(CLK_LOCAL_MEM_FENCE);
+        fence_if(fenced);  // acquire what the groups it watched wrote
+    }
+    // The work-item that releases group g is not the one that saw each arrival: a barrier with
+    // CLK_GLOBAL_MEM_FENCE hands what each watcher acquired to all of group 0.
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
     const int all_in = *go;
     if (me == 0 && all_in) {  // every group arrived: release them all
         fence_if(fenced);
-        for (uint g = get_local_id(0); g < groups; g += get_local_size(0)) out[g] = goal;
+        for (uint g = get_local_id(0); g < groups; g += get_local_size(0))
+            atomic_xchg(&out[g], goal);
     }
     barrier(CLK_LOCAL_MEM_FENCE);  // all have read *go before the master may clear it
     if (get_local_id(0) == 0 && all_in) {

@@ -125,7 +125,9 @@ int discover(__global volatile uint *ctl, uint grace, uint budget, uint *parts) 
 }
 
 // flags: in[groups] then out[groups]; goal grows by one each sweep, so no flag is ever reset.
-// Returns 1 when every group arrived, 0 when a wait gave up.
+// Returns 1 when every group arrived, 0 when a wait gave up. A flag another group polls is set
+// with an atomic (a plain store there races with the polls under OpenCL's memory model), and
+// every poll that ends a wait is followed by an acquire fence.
 int grid_barrier(__global volatile uint *flags, __global volatile uint *ctl, uint me,
                  uint groups, uint goal, uint budget, __local volatile int *go) {
     __global volatile uint *in = flags, *out = flags + groups;
@@ -134,10 +136,10 @@ int grid_barrier(__global volatile uint *flags, __global volatile uint *ctl, uin
     if (t == 0) {
         *go = 1;
         mem_fence(CLK_GLOBAL_MEM_FENCE);
-        in[me] = goal;  // arrived
+        atomic_xchg(&in[me], goal);  // arrived
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (me == 0)  // group 0's work-items watch the arrival flags, each its own
+    if (me == 0) {  // group 0's work-items watch the arrival flags, each its own
         for (uint g = t; g < groups; g += size) {
             uint spins = 0;
             while (in[g] != goal)
@@ -146,11 +148,14 @@ int grid_barrier(__global volatile uint *flags, __global volatile uint *ctl, uin
                     break;
                 }
         }
-    barrier(CLK_LOCAL_MEM_FENCE);
+        mem_fence(CLK_GLOBAL_MEM_FENCE);
+    }
+    // With a global fence: the work-item that releases a group is not the one that saw it arrive.
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
     const int all_in = *go;
     if (me == 0 && all_in) {  // all arrived: release them
         mem_fence(CLK_GLOBAL_MEM_FENCE);
-        for (uint g = t; g < groups; g += size) out[g] = goal;
+        for (uint g = t; g < groups; g += size) atomic_xchg(&out[g], goal);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     if (t == 0 && all_in) {

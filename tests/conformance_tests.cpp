@@ -174,7 +174,7 @@ RaceCheck race_check(const Tree &t, const grade::Recipe &lab, const std::string 
     std::vector<std::string> a{"--kernels", kernels_dir, "--device", "oclgrind", "--variant", variant};
     a.insert(a.end(), lab.oclgrind.begin(), lab.oclgrind.end());
     RaceCheck r{run(t, lab, a, env), {}};
-    r.findings = synclab::distinct(synclab::parse_oclgrind_log(slurp(log)));
+    r.findings = synclab::oclgrind_findings(slurp(log));
     fs::remove_all(dir);
     return r;
 }
@@ -280,7 +280,7 @@ TEST_CASE("every lab grades over a handful of argument sets that vary the work-g
     }
 }
 
-// Each fixture in tests/fixtures/submissions/ graded as the grader would, from its lab's own
+// Each fixture (tests/fixtures/submissions/, and the patches applied) graded as the grader would, from its lab's own
 // declaration: the dynamic runs alone give its without-oclgrind kind, and with the race check
 // its kind; a compile error names the file:line of its reason.
 TEST_CASE("every fixture is graded by its lab's own declaration as its expect line says") {
@@ -288,7 +288,7 @@ TEST_CASE("every fixture is graded by its lab's own declaration as its expect li
     std::map<std::string, grade::Recipe> by_file;
     for (const auto &lab : labs_of(t)) by_file[lab.kernel_file] = lab;
     std::vector<fs::path> files;
-    for (const auto &folder : fs::directory_iterator(fs::path(t.source) / "tests/fixtures/submissions"))
+    for (const auto &folder : fs::directory_iterator(test::fixture_class()))
         for (const auto &file : fs::directory_iterator(folder.path())) files.push_back(file.path());
     std::sort(files.begin(), files.end());
     for (const auto &file : files) {

@@ -50,7 +50,7 @@ std::map<std::pair<std::string, std::string>, Expect> fixture_expectations(const
 }
 
 TEST_CASE("the grader grades every fixture as the fixture says and leaves the folder untouched") {
-    const std::string folder = test::source("tests/fixtures/submissions");
+    const std::string folder = test::fixture_class();
     const auto expected = fixture_expectations(folder);
     std::set<std::string> labs;
     for (const auto &[key, e] : expected) labs.insert(key.second);

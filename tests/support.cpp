@@ -27,9 +27,6 @@ std::string lab(const std::string &name) {
     const fs::path self = fs::read_symlink("/proc/self/exe", ec);
     return ((ec ? fs::path(SYNCLAB_TEST_BIN_DIR) : self.parent_path()) / name).string();
 }
-std::string fixture(const std::string &name) {
-    return source("tests/fixtures/submissions/" + name);
-}
 
 synclab::ProcessResult run_lab(const std::string &name, const std::vector<std::string> &args,
                                const std::map<std::string, std::string> &env) {
@@ -116,7 +113,7 @@ OclgrindRun run_on_oclgrind(const std::string &lab_name, const std::vector<std::
     std::ifstream in(log);
     std::stringstream text;
     text << in.rdbuf();
-    r.findings = synclab::distinct(synclab::parse_oclgrind_log(text.str()));
+    r.findings = synclab::oclgrind_findings(text.str());
     std::error_code ec;
     fs::remove(log, ec);
     return r;

@@ -13,7 +13,12 @@ namespace test {
 
 std::string source(const std::string &rel);  // a path in the source tree
 std::string lab(const std::string &name);     // build/bin/<name>
-std::string fixture(const std::string &name); // tests/fixtures/submissions/<name>
+// A fixture's folder: tests/fixtures/submissions/<name>, or tests/fixtures/patches/<name>.patch
+// applied (fixture_patches.cpp). fixture_class(): a folder holding every fixture, one a student.
+std::string fixture(const std::string &name);
+std::string fixture_class();
+// `patch` (a unified diff) applied to `base`; throws naming the fixture when it does not apply.
+std::string apply_patch(const std::string &base, const std::string &patch, const std::string &name);
 
 // Runs a lab executable with args (bounded: 120 s).
 synclab::ProcessResult run_lab(const std::string &name, const std::vector<std::string> &args,

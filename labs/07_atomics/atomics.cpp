@@ -82,6 +82,10 @@ std::string c2_std(const DeviceInfo &dev) {
 // What this device lacks for a variant of the OpenCL 2.0 build, "" for nothing. Both are core in
 // OpenCL 2.x and optional in 3.0, where a device says what it has: ask it, not its version.
 std::string c2_lacks(const cl::Device &d, const std::string &std, const std::string &variant) {
+    if (std.empty() && variant == "lock_c11" &&
+        d.getInfo<CL_DEVICE_NAME>().find("Oclgrind") != std::string::npos)
+        return "an OpenCL 1.x device: no OpenCL C 2.0 (Oclgrind 21.10 runs no OpenCL 2.0 atomics, "
+               "so hbcheck cannot check this lock's fences here)";
     if (std.empty()) return "an OpenCL 1.x device: no OpenCL C 2.0";
     if (std == "-cl-std=CL2.0") return "";
     if (variant == "lock_c11") {

@@ -43,12 +43,12 @@ inline const synclab::Declaration kLab{
                 {"--exact", "--trials", "2", "--groups", "3", "--wg", "1"},
                 {"--exact", "--trials", "2", "--groups", "2", "--wg", "1024", "--iters", "8"}},
     .race_check = {"--groups", "3", "--wg", "16", "--iters", "4"},
-    .oclgrind_one_group_at_a_time = true,  // the smaller --spins there (a right lock is free at once)
+    .oclgrind_groups = 4,  // groups that wait for one another meet; hbcheck judges their fences
     .options =
         [](cxxopts::Options &p) {
             p.add_options()
                 ("spins", "the most tries of any wait (the lock, a compare-and-swap retry) before "
-                          "it gives up (on Oclgrind, which runs one group at a time: 4096)",
+                          "it gives up (on Oclgrind: 65536)",
                  cxxopts::value<int>()->default_value("1000000"))
                 ("cas-budget", "the most compare-and-swap tries one float-sum launch may spend, "
                                "all work-items together, before every one gives up",

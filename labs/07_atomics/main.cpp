@@ -22,7 +22,7 @@ static Setup setup(Lab &lab) {
     Setup s;
     s.wg = pow2_work_group_size(o, dev.max_wg);
     if (o.n) throw UsageError("-n is not used by lab 07: give --groups and --wg");
-    // Enough groups to fill the device; Oclgrind runs one group at a time and sees every race.
+    // Enough groups to fill the device; on Oclgrind two, which meet (oclgrind_groups) for hbcheck.
     s.groups = lab.groups_or(dev.is_oclgrind() ? 2 : 0);
     s.trials = lab.trials_or(dev.is_oclgrind() ? 1 : 5);
     s.spins = x["spins"].as<int>();
@@ -30,10 +30,11 @@ static Setup setup(Lab &lab) {
     s.iters = x["iters"].as<int>();
     s.need_every = x["need-every"].as<int>();
     if (dev.is_oclgrind() && !x.count("iters")) s.iters = 8;
-    // Oclgrind runs one group at a time (one worker thread, set in main), so a right lock is free
-    // whenever a group asks for it: a few thousand tries are plenty there, where a lock never
-    // released spins a million simulated tries (seconds) before it gives up.
-    if (dev.is_oclgrind() && !x.count("spins")) s.spins = 4096;
+    // On Oclgrind a right lock is held for a few simulated instructions while the others spin
+    // (four groups at once, a thread each, on however many cores): 65536 tries leave room for a
+    // holder descheduled on a loaded machine, where a lock never released would spin a million
+    // simulated tries (seconds) before it gives up.
+    if (dev.is_oclgrind() && !x.count("spins")) s.spins = 65536;
     if (s.spins < 1) throw UsageError("--spins " + std::to_string(s.spins) + " must be at least 1: use --spins 1000000");
     if (s.iters < 0 || s.iters > (1 << 20))
         throw UsageError("--iters " + std::to_string(s.iters) + " is out of range: use 0 to 1048576");

@@ -30,9 +30,9 @@ inline const synclab::Declaration kLab{
                 {"--wg", "1", "-n", "61", "--steps", "16"},
                 {"--wg", "256", "-n", "3001", "--steps", "12", "--work", "3"},
                 {"-n", "777", "--steps", "12", "--groups", "1"}},
-    // Oclgrind runs one group at a time: discovery finds one, and every barrier has one group.
-    .race_check = {"-n", "64", "--wg", "16", "--steps", "3"},
-    .oclgrind_one_group_at_a_time = true,  // discovery and the barriers' bounds
+    // Four groups at once on Oclgrind (oclgrind_groups), so hbcheck sees them meet at every barrier.
+    .race_check = {"-n", "64", "--wg", "16", "--steps", "3", "--groups", "4"},
+    .oclgrind_groups = 4,  // groups that wait for one another meet; hbcheck judges their fences
     .options =
         [](cxxopts::Options &p) {
             p.add_options()

@@ -23,9 +23,9 @@ static Workload workload(const Lab &lab) {
     w.steps = x["steps"].as<unsigned>();
     w.work = x["work"].as<unsigned>();
     // A spin poll costs about 1 ns on a CPU core, about 1 us on a GPU, far more on Oclgrind.
-    w.budget = pick("budget", 1u << 12, 1u << 27, 1u << 21);
+    w.budget = pick("budget", 1u << 18, 1u << 27, 1u << 21);
     w.skew = pick("skew", 0, 1u << 12, 1u << 10);
-    w.grace = pick("grace", 8, 1u << 19, 1u << 12);
+    w.grace = pick("grace", 1u << 15, 1u << 19, 1u << 12);
     if (w.n < 2 || w.n > (std::size_t(1) << 28))
         throw UsageError("-n " + std::to_string(w.n) + " is out of range: use -n 2 to 268435456");
     if (w.steps < 1 || w.steps > 100000)

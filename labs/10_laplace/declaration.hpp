@@ -25,11 +25,11 @@ inline const synclab::Declaration kLab{
                 {"--grid", "3x3", "--block", "4x2", "--sweeps", "5"},
                 {"--grid", "16x4", "--sweeps", "9"},
                 {"--grid", "37x29", "--block", "4x2", "--sweeps", "12"}},
-    // Oclgrind runs one group at a time: discovery finds one, and it sweeps every block. A grid
+    // Four groups at once on Oclgrind (oclgrind_groups): discovery finds them, and hbcheck sees them meet. A grid
     // of whole blocks, so edge work-items of a block sit on the grid's last row and column: a
     // halo load without its guard reads past the grid there.
     .race_check = {"--grid", "16x12", "--block", "8x4", "--sweeps", "3"},
-    .oclgrind_one_group_at_a_time = true,  // the persistent kernel's discovery
+    .oclgrind_groups = 4,  // groups that wait for one another meet; hbcheck judges their fences
     .options =
         [](cxxopts::Options &p) {
             p.add_options()

@@ -243,6 +243,9 @@ JobFolders job_folders(const std::string &job_dir, const Settings &s) {
              {"OCL_ICD_VENDORS", s.icd_vendors}};
     // The labs (and their modules), and the user's own OpenCL vendor folder when there is one.
     j.readable = {s.bin_dir};
+    // hbcheck's plugin, which the labs find beside them (bin/../lib).
+    const fs::path lib = fs::path(s.bin_dir).parent_path() / "lib";
+    if (fs::is_directory(lib, ec)) j.readable.push_back(lib.string());
     if (!s.icd_vendors.empty() && fs::is_directory(s.icd_vendors, ec)) j.readable.push_back(s.icd_vendors);
     return j;
 }
@@ -518,13 +521,13 @@ Result grade_one(const Recipe &recipe, const std::string &student, const std::st
     args.insert(args.end(), recipe.oclgrind.begin(), recipe.oclgrind.end());
     // The lab turns Oclgrind's checks on from its own declaration; settings of the grader's own
     // environment must not turn any of them off.
-    const std::map<std::string, std::string> og_env{{"OCLGRIND_DATA_RACES", ""},
-                                                    {"OCLGRIND_UNINITIALIZED", ""},
-                                                    {"OCLGRIND_UNIFORM_WRITES", ""},
-                                                    {"OCLGRIND_MAX_ERRORS", ""},
-                                                    // one group at a time: deterministic, and one
-                                                    // core per race check under -j
-                                                    {"OCLGRIND_NUM_THREADS", "1"}};
+    // One group at a time (deterministic, one core per race check under -j), unless the lab's
+    // groups wait for one another: then as many as its declaration says meet.
+    const unsigned groups = recipe.declaration.oclgrind_groups;
+    const std::map<std::string, std::string> og_env{
+        {"OCLGRIND_DATA_RACES", ""},   {"OCLGRIND_UNINITIALIZED", ""},
+        {"OCLGRIND_UNIFORM_WRITES", ""}, {"OCLGRIND_MAX_ERRORS", ""},
+        {"OCLGRIND_PLUGINS", ""},      {"OCLGRIND_NUM_THREADS", std::to_string(groups ? groups : 1)}};
     const Run og = run(args, og_env, s.oclgrind_memory_bytes);
     if (*stop) return finish("", "", "");
     note_run(r, og, "race check on Oclgrind");
@@ -542,8 +545,12 @@ Result grade_one(const Recipe &recipe, const std::string &student, const std::st
         return finish("fail", kind, reason + skipped_note);
     }
     if (!og_kind.empty()) return finish("fail", og_kind, og_reason + skipped_note);
+    std::string not_checked;  // a check the lab could not make (hbcheck not built)
+    for (const auto &f : og.verdict.findings)
+        if (f.kind == "not-checked") not_checked += "; " + f.message;
     return finish("pass", "pass",
-                  std::to_string(runs) + " run(s) right; Oclgrind: no findings" + skipped_note);
+                  std::to_string(runs) + " run(s) right; Oclgrind: no findings" + not_checked +
+                      skipped_note);
 }
 
 // The labs `part` (indices into `recipes`, one dynamic-run environment, each staging `files`)

@@ -1,5 +1,7 @@
 #include "synclab/declaration.hpp"
 
+#include <algorithm>
+
 #include <ostream>
 #include <sstream>
 #include <stdexcept>
@@ -39,6 +41,7 @@ void describe(std::ostream &os, const Declaration &d) {
         os << "race-skipped\t" << one_field(d.race_check_skipped) << "\n";
     for (const auto &c : d.oclgrind_off) os << "oclgrind-off\t" << one_field(c) << "\n";
     if (d.build_per_size) os << "build-per-size\n";
+    if (d.oclgrind_groups) os << "oclgrind-groups\t" << d.oclgrind_groups << "\n";
 }
 
 static std::vector<std::string> split(const std::string &s, char sep) {
@@ -95,6 +98,9 @@ Declaration parse_description(const std::string &text) {
             d.oclgrind_off.push_back(f[1]);
         } else if (f[0] == "build-per-size" && f.size() == 1) {
             d.build_per_size = true;
+        } else if (f[0] == "oclgrind-groups" && f.size() == 2 && !f[1].empty() &&
+                   f[1].size() < 4 && std::all_of(f[1].begin(), f[1].end(), ::isdigit)) {
+            d.oclgrind_groups = static_cast<unsigned>(std::stoul(f[1]));
         } else if (!line.empty()) {
             throw bad("unknown record '" + f[0] + "'");
         }

@@ -1,4 +1,5 @@
 #include "synclab/device.hpp"
+#include "synclab/oclgrind.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -283,7 +284,8 @@ bool is_shared_context(const cl::Context &ctx) {
     return false;
 }
 
-Env::Env(const DeviceInfo &d, const std::vector<std::string> &oclgrind_off) : info(d) {
+Env::Env(const DeviceInfo &d, const std::vector<std::string> &oclgrind_off, bool memory_model)
+    : info(d) {
     // Oclgrind reads its settings when a context is made: set them for that moment only, so
     // that they never leak into a later Env or a child process.
     std::vector<std::string> ours;
@@ -302,6 +304,24 @@ Env::Env(const DeviceInfo &d, const std::vector<std::string> &oclgrind_off) : in
                                   "OCLGRIND_UNINITIALIZED"})
             set(check, "1");
         set("OCLGRIND_MAX_ERRORS", kOclgrindMaxErrors);
+        if (memory_model) {
+            const std::string plugin = hbcheck_plugin();
+            const char *others = std::getenv("OCLGRIND_PLUGINS");
+            if (plugin.empty()) {
+                hbcheck_missing = std::getenv("SYNCLAB_HBCHECK")
+                    ? "SYNCLAB_HBCHECK=" + std::string(std::getenv("SYNCLAB_HBCHECK")) +
+                          " names no plugin file: unset it to use the built one"
+                    : "hbcheck, the fence check, was not built: install the Debian packages "
+                      "liboclgrind-dev and llvm-14-dev and build again";
+            } else if (!others || !*others) {
+                set("OCLGRIND_PLUGINS", plugin);
+                hbcheck = plugin;
+            } else if (std::string(others).find(plugin) != std::string::npos) {
+                hbcheck = plugin;
+            } else {
+                hbcheck_missing = "OCLGRIND_PLUGINS names other plugins: hbcheck was not loaded";
+            }
+        }
         const char *given = std::getenv("OCLGRIND_LOG");
         struct stat st {};
         if (given && *given && stat(given, &st) == 0 && S_ISFIFO(st.st_mode))

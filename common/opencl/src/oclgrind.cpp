@@ -1,13 +1,21 @@
 #include "synclab/oclgrind.hpp"
 
+#include <cstdlib>
+#include <filesystem>
 #include <regex>
 #include <sstream>
+
+// The build says where it put hbcheck's plugin; a build without CMake (Makefile.lecture) has none.
+#ifndef SYNCLAB_HBCHECK_PLUGIN
+#define SYNCLAB_HBCHECK_PLUGIN ""
+#endif
 
 namespace synclab {
 
 namespace {
 
 std::string classify(const std::string &headline) {
+    if (headline.find("unordered race") != std::string::npos) return "memory-model";
     if (headline.find("data race") != std::string::npos) return "data-race";
     if (headline.find("divergence") != std::string::npos) return "barrier-divergence";
     if (headline.rfind("Invalid read", 0) == 0 || headline.rfind("Invalid write", 0) == 0)
@@ -27,7 +35,7 @@ std::string trim(std::string s) {
 std::vector<OclgrindFinding> parse_oclgrind_log(const std::string &log) {
     static const std::regex at_line(R"(^At line (\d+)(?: \(column \d+\))? of (.*):$)");
     static const std::regex entity(
-        R"(^(First|Second) entity:\s+Global\((\d+),(\d+),(\d+)\)(?:.*Group\((\d+),)?)");
+        R"(^(First|Second) entity:\s+Global\((\d+),(\d+),(\d+)\)(?:.*Group\(((\d+),\d+,\d+)\))?)");
     static const std::regex only(R"(^Only (\d+) out of (\d+) work-items)");
     static const std::regex notice(R"(^(Oclgrind: |\d+ (errors?|warnings?) generated))");
     std::vector<OclgrindFinding> out;
@@ -60,8 +68,11 @@ std::vector<OclgrindFinding> parse_oclgrind_log(const std::string &log) {
         if (line.rfind("Kernel:", 0) == 0) {
             cur.kernel = trim(line.substr(7));
         } else if (std::regex_search(line, m, entity)) {
-            cur.entities.push_back({std::stoi(m[2]), m[5].matched ? std::stoi(m[5]) : 0, "", 0});
+            cur.entities.push_back({std::stoi(m[2]), m[6].matched ? std::stoi(m[6]) : 0,
+                                    m[5].matched ? std::string(m[5]) : "", "", 0});
             ent = &cur.entities.back();
+        } else if (line.rfind("Fix:", 0) == 0) {
+            cur.fix = trim(line.substr(4));
         } else if (std::regex_search(line, m, only)) {
             cur.reached = std::stoi(m[1]);
             cur.group_size = std::stoi(m[2]);
@@ -151,6 +162,18 @@ std::string OclgrindFinding::friendly() const {
             s << space << " memory accessed by two work-items at " << where
               << " with no barrier between them: add a barrier between the write and the read";
         }
+    } else if (kind == "memory-model" && entities.size() == 2) {
+        // The reader first; a line the compiler merged away (0) is left out.
+        const Entity *r = &entities[1], *w = &entities[0];
+        if (r->access != "reads" && w->access == "reads") std::swap(r, w);
+        s << "memory-model race" << in << ": "
+          << (r->line ? file + ":" + std::to_string(r->line) : std::string("a line")) << " "
+          << (r->access.empty() ? "uses" : r->access) << " (work-item " << r->global_id
+          << ", group " << r->group << ") what "
+          << (w->line ? "line " + std::to_string(w->line) : std::string("a line")) << " "
+          << (w->access.empty() ? "uses" : w->access) << " (work-item " << w->global_id
+          << ", group " << w->group << "), with no fence and atomic between them";
+        if (!fix.empty()) s << ": " << fix;
     } else if (kind == "barrier-divergence" && return_line) {
         s << "barrier divergence" << in << ": work-items that return at " << file << ":"
           << return_line << " never reach the barrier at line " << line;
@@ -180,7 +203,7 @@ std::string OclgrindFinding::friendly() const {
 
 std::string OclgrindFinding::message() const {
     std::string s = friendly();
-    if (headline.rfind("Write-write", 0) == 0)
+    if (kind == "data-race" && headline.rfind("Write-write", 0) == 0)
         s += " (when every work-item writes the same place, let one of them write it, e.g. "
              "if (id == 0))";
     if (count > 1) s += " [" + std::to_string(count) + " reports]";
@@ -190,7 +213,8 @@ std::string OclgrindFinding::message() const {
 std::string OclgrindFinding::where() const {
     if (file.empty() || !line) return "";
     int at = return_line ? return_line : line;
-    if (kind == "data-race" && entities.size() == 2 && entities[0].line && entities[1].line)
+    if ((kind == "data-race" || kind == "memory-model") && entities.size() == 2 &&
+        entities[0].line && entities[1].line)
         at = entities[1].access != "reads" && entities[0].access == "reads" ? entities[0].line
                                                                              : entities[1].line;
     return file + ":" + std::to_string(at);
@@ -204,7 +228,35 @@ int oclgrind_priority(const std::string &kind) {
 
 int OclgrindFinding::priority() const { return oclgrind_priority(kind); }
 
+bool OclgrindFinding::between_groups() const {
+    return kind == "data-race" && entities.size() == 2 && !entities[0].group_id.empty() &&
+           !entities[1].group_id.empty() && entities[0].group_id != entities[1].group_id;
+}
+
+std::string hbcheck_plugin() {
+    std::error_code ec;
+    if (const char *given = std::getenv("SYNCLAB_HBCHECK"))  // "off" (or no such file): none
+        return *given && std::filesystem::is_regular_file(given, ec) ? given : "";
+    const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (!ec) {
+        const auto beside = exe.parent_path().parent_path() / "lib" / "libsynclab_hbcheck.so";
+        if (std::filesystem::is_regular_file(beside, ec)) return beside.string();
+    }
+    const std::string built = SYNCLAB_HBCHECK_PLUGIN;
+    if (!built.empty() && std::filesystem::is_regular_file(built, ec)) return built;
+    return "";
+}
+
 bool OclgrindFinding::fails() const { return priority() < kOclgrindNotFailing; }
+
+bool hbcheck_ran(const std::string &log) { return log.find("\nhbcheck: on") != std::string::npos; }
+
+std::vector<OclgrindFinding> oclgrind_findings(const std::string &log) {
+    auto all = distinct(parse_oclgrind_log(log));
+    if (hbcheck_ran(log))
+        std::erase_if(all, [](const OclgrindFinding &f) { return f.between_groups(); });
+    return all;
+}
 
 int oclgrind_suppressed_after(const std::string &log) {
     static const std::regex cap(R"(Oclgrind: (\d+) errors generated - suppressing)");

@@ -43,11 +43,12 @@ struct Declaration {
     // so each build meets one work-group size. Otherwise one build meets every size, and the
     // grader has POCL compile each kernel once for all of them, not once per size (tools/grade).
     bool build_per_size = false;
-    // Its kernels assume that Oclgrind runs one group at a time (a spin bound, a discovery):
-    // run_lab gives Oclgrind one worker thread (OCLGRIND_NUM_THREADS=1) unless the caller set one.
-    // It also makes a race check deterministic. Not in --describe: the grader's race checks always
-    // run with one thread.
-    bool oclgrind_one_group_at_a_time = false;
+    // Its kernels make work-groups wait for one another (locks, barriers between groups): 0, or
+    // how many groups Oclgrind runs at once in its race check (OCLGRIND_NUM_THREADS). Then
+    // Oclgrind loads hbcheck too, which judges the accesses of different groups by OpenCL's
+    // memory model (fences and atomics), while Oclgrind's own check keeps those within a group.
+    // Other labs' race checks run one group at a time (deterministic, one core under -j).
+    unsigned oclgrind_groups = 0;
     std::function<void(cxxopts::Options &)> options = {};  // the lab's own options, if any
 
     std::string id() const { return dir.substr(0, 2); }           // "01"
@@ -66,6 +67,7 @@ struct Declaration {
 //   race-skipped <why>
 //   oclgrind-off <check>
 //   build-per-size                 its build options change with the grading sizes (-D)
+//   oclgrind-groups <N>            its race check runs N groups at once, with hbcheck
 constexpr int kContractVersion = 1;
 void describe(std::ostream &os, const Declaration &d);
 // Reads what describe() wrote; throws std::runtime_error naming the bad line.

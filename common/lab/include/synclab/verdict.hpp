@@ -7,8 +7,9 @@
 //   finding <variant> <kind> <file:line or -> <one-line message>   (Oclgrind's, on Oclgrind)
 //   result <exit code> <kind> <file:line or -> <one-line message>
 // result kind: verified, wrong, compile-error, usage, unsupported, crash, timeout, error.
-// finding kind: data-race, barrier-divergence, out-of-bounds, uninitialized; variant "-" when
-// no variant ran the kernel. Every finding comes before the result.
+// finding kind: data-race, memory-model (hbcheck), barrier-divergence, out-of-bounds, uninitialized;
+// variant "-" when no variant ran the kernel; "not-checked" (never failing) names a check that
+// could not run (hbcheck not built). Every finding comes before the result.
 #pragma once
 #include <cstdint>
 #include <string>

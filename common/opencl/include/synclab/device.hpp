@@ -61,7 +61,12 @@ struct Env {
     // On Oclgrind, its race, uniform-write and uninitialised-value checks are turned on, except
     // those named in `oclgrind_off` ("uninitialized": OCLGRIND_UNINITIALIZED=0); a check the
     // environment already sets keeps the environment's setting.
-    explicit Env(const DeviceInfo &d, const std::vector<std::string> &oclgrind_off = {});
+    // With `memory_model`, Oclgrind also loads hbcheck (hbcheck/), which reports accesses of
+    // different work-groups that no fence and atomic order.
+    explicit Env(const DeviceInfo &d, const std::vector<std::string> &oclgrind_off = {},
+                 bool memory_model = false);
+    // On Oclgrind with `memory_model`: the plugin loaded, or "" and why not in hbcheck_missing.
+    std::string hbcheck, hbcheck_missing;
     ~Env();
     Env(const Env &) = delete;
     Env &operator=(const Env &) = delete;

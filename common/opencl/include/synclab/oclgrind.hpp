@@ -8,21 +8,25 @@ namespace synclab {
 // The kinds of finding that make a kernel wrong, the most telling first: a race often shows up
 // as an uninitialised read too, and the race is the one to tell. The lab, the grader and the
 // tests all rank findings by it.
-inline constexpr const char *kOclgrindFailingKinds[] = {"data-race", "barrier-divergence",
-                                                        "out-of-bounds", "uninitialized"};
-constexpr int kOclgrindNotFailing = 4;  // the rank of every other kind ("other")
-// A kind's place in kOclgrindFailingKinds (0 to 3), or kOclgrindNotFailing.
+// "memory-model" is hbcheck's (hbcheck/): accesses of two work-groups that no fence and atomic
+// order.
+inline constexpr const char *kOclgrindFailingKinds[] = {"data-race", "memory-model",
+                                                        "barrier-divergence", "out-of-bounds",
+                                                        "uninitialized"};
+constexpr int kOclgrindNotFailing = 5;  // the rank of every other kind ("other")
+// A kind's place in kOclgrindFailingKinds (0 to 4), or kOclgrindNotFailing.
 int oclgrind_priority(const std::string &kind);
 
 struct OclgrindFinding {
     struct Entity {
         int global_id = 0;
         int group = 0;       // its work-group (first index)
+        std::string group_id;  // its work-group, all three indices: "1,0,0"
         std::string access;  // "reads", "writes", "updates" or "" when unknown
         int line = 0;
     };
-    std::string kind;    // "data-race", "barrier-divergence", "out-of-bounds", "uninitialized",
-                         // or "other"
+    std::string kind;    // "data-race", "memory-model", "barrier-divergence", "out-of-bounds",
+                         // "uninitialized", or "other"
     std::string kernel;  // the kernel named in the report
     std::string file;    // as the #line directive gave it
     int line = 0;        // first source line the report names (0: none)
@@ -31,6 +35,7 @@ struct OclgrindFinding {
     int reached = 0, group_size = 0;  // barrier divergence: work-items that reached it, of all
     std::string headline;           // the report's first line, as Oclgrind wrote it
     int count = 1;                  // reports folded into this one by distinct()
+    std::string fix;                // hbcheck's "Fix:" line: which fences would order them
     // Barrier divergence: the line of a `return` before the barrier in the same kernel, the
     // likely cause (0: none, or the source was not seen). Set by see_source().
     int return_line = 0;
@@ -48,11 +53,23 @@ struct OclgrindFinding {
     bool fails() const;
     // oclgrind_priority(kind).
     int priority() const;
+    // A data race of two work-items of different work-groups (Oclgrind's own report).
+    bool between_groups() const;
 };
+
+// Where Oclgrind finds hbcheck's plugin: SYNCLAB_HBCHECK when set ("off": none), else beside the
+// running program (build/bin/../lib), else where the build put it; "" when it was not built.
+std::string hbcheck_plugin();
 
 // Every report in the log. A report is an unindented headline and indented lines naming its
 // kernel; anything else (Oclgrind's "N errors generated" notice, a compiler's output) is none.
 std::vector<OclgrindFinding> parse_oclgrind_log(const std::string &log);
+
+// Whether hbcheck ran in the run that wrote this log (it says so once: "hbcheck: on").
+bool hbcheck_ran(const std::string &log);
+// distinct(parse_oclgrind_log(log)), less Oclgrind's own data races between work-groups where
+// hbcheck ran: Oclgrind knows no ordering between groups but their end; hbcheck judges those.
+std::vector<OclgrindFinding> oclgrind_findings(const std::string &log);
 
 // N when Oclgrind stopped reporting after N errors ("Oclgrind: N errors generated -
 // suppressing further errors"), else 0.

@@ -1,0 +1,124 @@
+// For the hbcheck Oclgrind plugin and its tests: OpenCL's memory model as happens-before with
+// vector clocks, knowing nothing of Oclgrind or of labs.
+#pragma once
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+namespace hbcheck {
+
+using Clock = std::uint32_t;
+
+// One clock per work-item of the launch.
+struct VectorClock {
+    std::vector<Clock> c;
+    void join(const VectorClock &o);
+    // True when this clock has seen `item`'s event at time `t`: that event happens before.
+    bool covers(std::size_t item, Clock t) const { return item < c.size() && c[item] >= t; }
+    bool empty() const { return c.empty(); }
+};
+
+// The order of an atomic or a fence. OpenCL 1.2's atomic_* are relaxed; mem_fence is acq_rel,
+// read_mem_fence acquire, write_mem_fence release.
+enum class Order { Relaxed, Acquire, Release, AcqRel };
+inline bool acquires(Order o) { return o == Order::Acquire || o == Order::AcqRel; }
+inline bool releases(Order o) { return o == Order::Release || o == Order::AcqRel; }
+
+// An access the model saw: a work-item, its time and an opaque place (the plugin's instruction).
+struct Access {
+    std::size_t item = 0, group = 0;
+    Clock time = 0;
+    const void *site = nullptr;
+    bool write = false;
+};
+
+// Two conflicting non-atomic accesses of work-items of different work-groups that nothing orders,
+// and what the model knows of the synchronisation that would have ordered them.
+struct Race {
+    std::size_t address = 0;
+    Access first, second;  // in the order they ran
+    // The latest atomic write of the first work-item after its access (where a release fence
+    // belongs before), and the latest atomic read of the second (where an acquire fence belongs
+    // after); nullptr when there was none.
+    const void *release_atomic = nullptr, *acquire_atomic = nullptr;
+    // The second work-item read an atomic that carried the first's release, but no acquire
+    // fence (or acquire atomic) followed: only the acquire side is missing.
+    bool only_acquire_missing = false;
+    // The first work-item made a release fence after its access: only the acquire side (or the
+    // atomic connecting them) is missing.
+    bool released = false;
+    // The second work-item's last atomic read was followed by an acquire fence: only the
+    // release side (or the atomic connecting them) is missing.
+    bool acquired = false;
+};
+
+// The model of one kernel launch. Work-items are 0..items-1. Calls for one work-item come from
+// one thread at a time (Oclgrind runs a work-group on one worker thread); calls for different
+// work-groups may come from different threads at once.
+class Model {
+public:
+    // Work-items are numbered group by group: work-group g holds g * per_group ... + per_group - 1.
+    Model(std::size_t items, std::size_t per_group);
+
+    // A non-atomic load or store (volatile or not) of `size` bytes. Returns the first unordered
+    // conflict with an access of another work-group. A load of bytes an atomic wrote last reads
+    // like a relaxed atomic load (OpenCL 1.2 has no atomic load; a volatile load is its poll).
+    std::optional<Race> access(std::size_t item, std::size_t group, std::size_t address,
+                               std::size_t size, bool write, const void *site);
+    // An atomic on the word at `address`: reads and/or writes (an RMW both, a failed
+    // compare-exchange reads only, a 2.0 store writes only), with its order at device scope.
+    void atomic(std::size_t item, std::size_t address, bool reads, bool writes, Order order,
+                const void *site);
+    // A fence on global memory at device scope.
+    void fence(std::size_t item, Order order);
+    // A work-group barrier whose flags include CLK_GLOBAL_MEM_FENCE: the group's work-items.
+    void barrier(const std::vector<std::size_t> &items);
+
+    std::size_t items() const { return items_.size(); }
+
+private:
+    struct Item {
+        VectorClock now, released, pending;  // released: at the last release fence; pending:
+                                              // what atomics read, for the next acquire fence
+        std::size_t group = 0;
+        std::atomic<const void *> last_atomic_write{nullptr}, last_atomic_read{nullptr};
+        std::atomic<Clock> last_atomic_write_time{0};
+        std::atomic<Clock> released_at{0};  // own time at the last release fence (0: none)
+        std::atomic<bool> acquired{false};  // an acquire fence since the last atomic read
+    };
+    struct Read {
+        std::size_t item, group;
+        Clock time;
+        const void *site;
+    };
+    struct Byte {
+        bool written = false, atomic_last = false;
+        Access w;
+        std::vector<Read> reads;
+    };
+    struct Shard {
+        std::mutex mu;
+        std::unordered_map<std::size_t, Byte> bytes;
+    };
+    static constexpr std::size_t kShards = 64;
+
+    Shard &shard(std::size_t address) { return shards_[(address >> 4) % kShards]; }
+    Race race(const Access &first, const Access &second, std::size_t address) const;
+    void acquire_from(Item &it, std::size_t word, bool now);
+    void tick(std::size_t item) { ++items_[item].now.c[item]; }
+
+    std::vector<Item> items_;
+    // Per work-group: its work-item that last read or wrote an atomic (npos: none), for the fix
+    // a report suggests when the racing work-items leave the handing over to another.
+    static constexpr std::size_t kNone = ~std::size_t(0);
+    std::vector<std::atomic<std::size_t>> group_reader_, group_writer_;
+    Shard shards_[kShards];
+    std::mutex atomics_mu_;
+    std::unordered_map<std::size_t, VectorClock> atomics_;  // word -> its release sequence
+};
+
+}  // namespace hbcheck

@@ -1,0 +1,285 @@
+// The Oclgrind side of hbcheck: turns Oclgrind's callbacks into the model's events and the
+// model's races into Oclgrind reports (which the labs parse like Oclgrind's own).
+#include <oclgrind/Context.h>
+#include <oclgrind/Kernel.h>
+#include <oclgrind/KernelInvocation.h>
+#include <oclgrind/Memory.h>
+#include <oclgrind/Plugin.h>
+#include <oclgrind/WorkGroup.h>
+#include <oclgrind/WorkItem.h>
+
+#include <llvm/IR/DebugInfoMetadata.h>
+#include <llvm/IR/Function.h>
+#include <llvm/IR/Instructions.h>
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+
+#include "hbcheck/model.hpp"
+
+using namespace oclgrind;
+
+namespace {
+
+constexpr unsigned kGlobalFence = 0x2;  // CLK_GLOBAL_MEM_FENCE
+// A dense clock per work-item: items^2 clocks. Race checks use tens to hundreds of work-items.
+constexpr std::size_t kMaxItems = 4096;
+
+unsigned line_of(const void *site) {
+    auto *inst = static_cast<const llvm::Instruction *>(site);
+    if (!inst) return 0;
+    const llvm::DebugLoc &loc = inst->getDebugLoc();
+    return loc ? loc.getLine() : 0;
+}
+
+// OpenCL C 2.0's memory_order and memory_scope as clang numbers them.
+hbcheck::Order order_of(uint64_t memory_order) {
+    switch (memory_order) {
+    case 0: return hbcheck::Order::Relaxed;
+    case 2: return hbcheck::Order::Acquire;
+    case 3: return hbcheck::Order::Release;
+    default: return hbcheck::Order::AcqRel;  // consume (1) is acquire, seq_cst (5) both
+    }
+}
+
+class HbCheck : public Plugin {
+public:
+    explicit HbCheck(const Context *context) : Plugin(context) {}
+
+    bool isThreadSafe() const override { return true; }
+
+    void kernelBegin(const KernelInvocation *inv) override {
+        inv_ = inv;
+        const Size3 g = inv->getGlobalSize(), l = inv->getLocalSize(), n = inv->getNumGroups();
+        local_ = l;
+        groups_ = n;
+        const std::size_t items = g.x * g.y * g.z;
+        reported_.clear();
+        if (!announced_) {  // the sign a log reader looks for (synclab::hbcheck_ran)
+            announced_ = true;
+            Context::Message msg(INFO, m_context);
+            msg << "hbcheck: on: accesses of different work-groups are judged by OpenCL's memory "
+                   "model";
+            msg.send();
+        }
+        if (items > kMaxItems) {
+            model_.reset();
+            Context::Message msg(WARNING, m_context);
+            msg << "hbcheck: kernel not checked for unordered accesses between work-groups: "
+                << items << " work-items, more than " << kMaxItems << std::endl
+                << msg.INDENT << "Kernel: " << msg.CURRENT_KERNEL << std::endl;
+            msg.send();
+            return;
+        }
+        model_ = std::make_unique<hbcheck::Model>(items, l.x * l.y * l.z);
+        members_.assign(n.x * n.y * n.z, {});
+    }
+
+    void kernelEnd(const KernelInvocation *) override {
+        release();
+        model_.reset();
+        inv_ = nullptr;
+    }
+
+    void workItemBegin(const WorkItem *wi) override {
+        if (model_) members_[group_of(wi)].push_back(item_of(wi));
+    }
+    void workItemComplete(const WorkItem *) override { release(); }
+
+    void memoryLoad(const Memory *m, const WorkItem *wi, size_t address, size_t size) override {
+        plain(m, wi, address, size, false);
+    }
+    void memoryStore(const Memory *m, const WorkItem *wi, size_t address, size_t size,
+                     const uint8_t *) override {
+        plain(m, wi, address, size, true);
+    }
+    void memoryAtomicLoad(const Memory *m, const WorkItem *wi, AtomicOp, size_t address,
+                          size_t) override {
+        if (!model_ || m->getAddressSpace() != AddrSpaceGlobal || !wi) return;
+        hold();
+        pending_.active = true;
+        pending_.address = address;
+        pending_.reads = true;
+    }
+    void memoryAtomicStore(const Memory *m, const WorkItem *wi, AtomicOp, size_t address,
+                           size_t) override {
+        if (!model_ || m->getAddressSpace() != AddrSpaceGlobal || !wi) return;
+        hold();
+        pending_.active = true;
+        pending_.address = address;
+        pending_.writes = true;
+    }
+
+    void instructionExecuted(const WorkItem *wi, const llvm::Instruction *inst,
+                             const TypedValue &) override {
+        if (!model_) return;
+        if (pending_.active) {  // the atomic this call made, now complete, in its true order
+            model_->atomic(item_of(wi), pending_.address, pending_.reads, pending_.writes,
+                           hbcheck::Order::Relaxed, inst);
+            pending_ = {};
+        }
+        release();
+        if (auto *call = llvm::dyn_cast<llvm::CallInst>(inst)) fence(wi, call);
+    }
+
+    void workGroupBarrier(const WorkGroup *wg, uint32_t flags) override {
+        if (model_ && (flags & kGlobalFence)) model_->barrier(members_[wg->getGroupIndex()]);
+    }
+
+private:
+    struct Pending {
+        bool active = false, reads = false, writes = false;
+        size_t address = 0;
+    };
+    static thread_local Pending pending_;
+    static thread_local bool held_;
+
+    // Every global access holds one lock from Oclgrind's notice until the instruction is done,
+    // so the model sees atomics and the loads that poll them in the order they took effect
+    // (Oclgrind tells a plugin of an atomic before it takes the atomic's own lock). The wait is
+    // bounded: past it the access goes on unlocked and its order may be off.
+    void hold() {
+        if (held_) return;
+        held_ = order_.try_lock_for(std::chrono::seconds(10));
+    }
+    void release() {
+        if (!held_) return;
+        held_ = false;
+        order_.unlock();
+    }
+
+    std::size_t group_of(const WorkItem *wi) const { return wi->getWorkGroup()->getGroupIndex(); }
+    std::size_t item_of(const WorkItem *wi) const {
+        const Size3 l = wi->getLocalID();
+        return group_of(wi) * (local_.x * local_.y * local_.z) + l.x + local_.x * (l.y + local_.y * l.z);
+    }
+
+    void plain(const Memory *m, const WorkItem *wi, size_t address, size_t size, bool write) {
+        if (!model_ || !wi || m->getAddressSpace() != AddrSpaceGlobal) return;
+        if (!m->isAddressValid(address, size)) return;  // Oclgrind reports it
+        hold();
+        const auto race = model_->access(item_of(wi), group_of(wi), address, size, write,
+                                         wi->getCurrentInstruction());
+        if (race) report(*race);
+    }
+
+    void fence(const WorkItem *wi, const llvm::CallInst *call) {
+        const llvm::Function *f = call->getCalledFunction();
+        if (!f) return;
+        const std::string name = f->getName().str();
+        hbcheck::Order order;
+        if (name.find("atomic_work_item_fence") != std::string::npos) {
+            if (call->arg_size() < 3) return;
+            const uint64_t scope = wi->getOperand(call->getArgOperand(2)).getUInt();
+            if (scope != 2 && scope != 3) return;  // work-item, work-group or sub-group scope
+            order = order_of(wi->getOperand(call->getArgOperand(1)).getUInt());
+        } else if (name.find("read_mem_fence") != std::string::npos) {
+            order = hbcheck::Order::Acquire;
+        } else if (name.find("write_mem_fence") != std::string::npos) {
+            order = hbcheck::Order::Release;
+        } else if (name.find("mem_fence") != std::string::npos) {
+            order = hbcheck::Order::AcqRel;  // OpenCL 1.2: no scopes; taken at device scope
+        } else {
+            return;
+        }
+        if (call->arg_size() < 1) return;
+        if (!(wi->getOperand(call->getArgOperand(0)).getUInt() & kGlobalFence)) return;
+        model_->fence(item_of(wi), order);
+    }
+
+    Size3 global_id(std::size_t item) const {
+        const std::size_t per = local_.x * local_.y * local_.z;
+        const Size3 g(item / per, groups_), l(item % per, local_);
+        return Size3(g.x * local_.x + l.x, g.y * local_.y + l.y, g.z * local_.z + l.z);
+    }
+    void entity(Context::Message &msg, const hbcheck::Access &a) const {
+        const std::size_t per = local_.x * local_.y * local_.z;
+        msg << "Global" << global_id(a.item) << " Local" << Size3(a.item % per, local_)
+            << " Group" << Size3(a.item / per, groups_) << std::endl
+            << static_cast<const llvm::Instruction *>(a.site) << std::endl;
+    }
+    // What would order the two, from what the model saw of the handing over.
+    static std::string fix(const hbcheck::Race &r) {
+        const unsigned l1 = line_of(r.release_atomic), l2 = line_of(r.acquire_atomic);
+        const std::string fence = "mem_fence(CLK_GLOBAL_MEM_FENCE)", at = " the atomic at line ";
+        if (r.only_acquire_missing && l2)
+            return "an acquire fence after" + at + std::to_string(l2) + " would order them (" +
+                   fence + "): the atomic read carries the release, nothing acquires it";
+        if (l1 && r.acquired)
+            return "a release fence before" + at + std::to_string(l1) + " would order them (" +
+                   fence + "): the acquire side is there";
+        if (r.released)
+            return "the release fence is there, but no atomic read and acquire fence carry it "
+                   "on; within a group only a barrier with CLK_GLOBAL_MEM_FENCE passes it on";
+        if (l1 && l2)
+            return "a release fence before" + at + std::to_string(l1) + " and an acquire fence "
+                   "after" + at + std::to_string(l2) + " would order them (" + fence + ")";
+        return "nothing hands over between the groups: a release fence (" + fence + "), an "
+               "atomic write, an atomic read (or volatile poll) of it, then an acquire fence";
+    }
+
+    void report(const hbcheck::Race &r) {
+        {
+            std::lock_guard<std::mutex> lock(reported_mu_);
+            if (!reported_.insert({r.first.site, r.second.site}).second) return;
+        }
+        Context::Message msg(ERROR, m_context);
+        msg << (r.first.write && r.second.write ? "Write-write" : "Read-write")
+            << " unordered race at global memory address 0x" << std::hex << r.address << std::dec
+            << ": work-items of two work-groups that no fence and atomic order (OpenCL memory "
+               "model)"
+            << std::endl
+            << msg.INDENT << "Kernel: " << msg.CURRENT_KERNEL << std::endl
+            << std::endl
+            << "First entity:  ";
+        entity(msg, r.first);
+        msg << std::endl << "Second entity: ";
+        entity(msg, r.second);
+        msg << "Fix: " << fix(r) << std::endl;
+        msg.send();
+    }
+
+    std::unique_ptr<hbcheck::Model> model_;
+    bool announced_ = false;
+    const KernelInvocation *inv_ = nullptr;
+    Size3 local_, groups_;
+    std::vector<std::vector<std::size_t>> members_;  // per group, filled by its own thread
+    std::timed_mutex order_;
+    std::mutex reported_mu_;
+    std::set<std::pair<const void *, const void *>> reported_;
+};
+
+thread_local HbCheck::Pending HbCheck::pending_;
+thread_local bool HbCheck::held_ = false;
+
+std::mutex instances_mu;
+std::map<Context *, HbCheck *> instances;  // one per Oclgrind context
+
+}  // namespace
+
+extern "C" {
+void initializePlugins(Context *context) {
+    auto *p = new HbCheck(context);
+    {
+        std::lock_guard<std::mutex> lock(instances_mu);
+        instances[context] = p;
+    }
+    context->registerPlugin(p);
+}
+void releasePlugins(Context *context) {
+    HbCheck *p = nullptr;
+    {
+        std::lock_guard<std::mutex> lock(instances_mu);
+        auto it = instances.find(context);
+        if (it == instances.end()) return;
+        p = it->second;
+        instances.erase(it);
+    }
+    context->unregisterPlugin(p);
+    delete p;
+}
+}

@@ -1,0 +1,482 @@
+// hbcheck's model alone, without Oclgrind: the scenarios of tests/hbcheck/ (and a few the kernels
+// cannot pin down) driven by direct calls in a fixed order, with made-up sites. Every bug sits
+// beside its fixed twin, so a model that reports everything, or nothing, fails.
+#include <doctest/doctest.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hbcheck/model.hpp"
+
+using hbcheck::Order;
+
+namespace {
+
+// Made-up sites: what a report names as its accesses and its atomics.
+const char kWriteData[] = "write data", kReadData[] = "read data", kRaise[] = "raise flag",
+           kPoll[] = "poll flag", kTake[] = "take lock", kFree[] = "free lock",
+           kReadRecord[] = "read record", kWriteRecord[] = "write record", kArrive[] = "arrive",
+           kBump[] = "bump generation", kPollGen[] = "poll generation", kSum[] = "partial sum",
+           kWritePartial[] = "write partial", kCount[] = "count";
+
+// Addresses: each word on a 16-byte line of its own.
+constexpr std::size_t kData = 0x1000, kFlag = 0x2000, kLock = 0x3000, kRecord = 0x4000,
+                      kCounter = 0x5000, kGeneration = 0x5010, kArrived = 0x6000, kGo = 0x7000,
+                      kPartial = 0x8000, kSlice = 0x9000;
+
+// A launch of `groups` work-groups of `per` work-items, with the calls the plugin makes.
+struct Launch {
+    std::unique_ptr<hbcheck::Model> m;  // a Model does not move; a Launch does
+    std::size_t per;
+    std::vector<hbcheck::Race> races;
+
+    Launch(std::size_t groups, std::size_t per_group)
+        : m(std::make_unique<hbcheck::Model>(groups * per_group, per_group)), per(per_group) {}
+    std::size_t item(std::size_t group, std::size_t local = 0) const { return group * per + local; }
+
+    // Plain (volatile or not) 4-byte accesses.
+    void write(std::size_t it, std::size_t address, const void *site) {
+        keep(m->access(it, it / per, address, 4, true, site));
+    }
+    void read(std::size_t it, std::size_t address, const void *site) {
+        keep(m->access(it, it / per, address, 4, false, site));
+    }
+    // 1.2's atomic_xchg, atomic_inc, atomic_or(p, 0), a successful atomic_cmpxchg: read and write.
+    void rmw(std::size_t it, std::size_t address, const void *site, Order o = Order::Relaxed) {
+        m->atomic(it, address, true, true, o, site);
+    }
+    // A failed compare-exchange or a 2.0 atomic load: reads only.
+    void load(std::size_t it, std::size_t address, const void *site, Order o = Order::Relaxed) {
+        m->atomic(it, address, true, false, o, site);
+    }
+    // A 2.0 atomic store: writes only.
+    void store(std::size_t it, std::size_t address, const void *site, Order o = Order::Relaxed) {
+        m->atomic(it, address, false, true, o, site);
+    }
+    // mem_fence(CLK_GLOBAL_MEM_FENCE) is acq_rel; read_mem_fence acquires, write_mem_fence releases.
+    void fence(std::size_t it, Order o = Order::AcqRel) { m->fence(it, o); }
+    void barrier(std::size_t group) {
+        std::vector<std::size_t> items;
+        for (std::size_t l = 0; l < per; ++l) items.push_back(item(group, l));
+        m->barrier(items);
+    }
+
+    bool clean() const { return races.empty(); }
+    const hbcheck::Race &first() const {
+        REQUIRE_FALSE(races.empty());
+        return races.front();
+    }
+
+private:
+    void keep(const std::optional<hbcheck::Race> &r) {
+        if (r) races.push_back(*r);
+    }
+};
+
+// Message passing: group 0 writes data, (fence), raises the flag; group 1 polls it, (fence), reads.
+Launch message_passing(std::optional<Order> writer_fence, std::optional<Order> reader_fence) {
+    Launch l(2, 1);
+    const auto w = l.item(0), r = l.item(1);
+    l.load(r, kFlag, kPoll);  // a poll that sees 0 first
+    l.write(w, kData, kWriteData);
+    if (writer_fence) l.fence(w, *writer_fence);
+    l.rmw(w, kFlag, kRaise);
+    l.rmw(r, kFlag, kPoll);  // atomic_or(flag, 0) sees 1
+    if (reader_fence) l.fence(r, *reader_fence);
+    l.read(r, kData, kReadData);
+    return l;
+}
+
+// The lecture's lock over a record, taken in turn by work-item 0 of each of 3 groups; while one
+// holds it, the next one's compare-exchange fails.
+Launch global_lock(bool acquire, bool release) {
+    Launch l(3, 2);
+    for (std::size_t g = 0; g < 3; ++g) {
+        const auto it = l.item(g);
+        l.rmw(it, kLock, kTake);  // atomic_cmpxchg(lock, 0, 1) == 0
+        if (acquire) l.fence(it);
+        l.read(it, kRecord, kReadRecord);
+        l.write(it, kRecord, kWriteRecord);
+        if (g + 1 < 3) l.load(l.item(g + 1), kLock, kTake);  // theirs fails: it reads only
+        if (release) l.fence(it);
+        l.rmw(it, kLock, kFree);  // atomic_xchg(lock, 0)
+    }
+    return l;
+}
+
+// A counter barrier of 3 groups: publish, (fence), atomic_inc the count; the last arrival (group 2)
+// fences and bumps the generation; the others poll it, by a volatile load or atomic_or(p, 0);
+// (fence); each reads the next group's datum.
+Launch counter_barrier(bool release, bool acquire, bool volatile_poll) {
+    Launch l(3, 1);
+    auto poll = [&](std::size_t it) {
+        if (volatile_poll) l.read(it, kGeneration, kPollGen);
+        else l.rmw(it, kGeneration, kPollGen);
+    };
+    for (std::size_t g = 0; g < 3; ++g) {
+        l.write(l.item(g), kData + 4 * g, kWriteData);
+        if (release) l.fence(l.item(g));
+        l.rmw(l.item(g), kCounter, kArrive);
+        if (g < 2) poll(l.item(g));  // sees generation 0: not all here yet
+    }
+    l.fence(l.item(2));
+    l.rmw(l.item(2), kGeneration, kBump);
+    for (std::size_t g = 0; g < 2; ++g) poll(l.item(g));  // sees generation 1
+    for (std::size_t g = 0; g < 3; ++g) {
+        if (acquire) l.fence(l.item(g));
+        l.read(l.item(g), kData + 4 * ((g + 1) % 3), kReadData);
+    }
+    return l;
+}
+
+// A flag barrier of 3 groups: groups 1 and 2 raise their arrival flags, group 0 (the master)
+// waits for them, (fence), raises their release flags; they wait. Flags by atomics or by plain
+// volatile stores and loads.
+Launch flag_barrier(bool fenced, bool atomics) {
+    Launch l(3, 1);
+    auto raise = [&](std::size_t it, std::size_t flag) {
+        if (atomics) l.rmw(it, flag, kRaise);
+        else l.write(it, flag, kRaise);
+    };
+    auto poll = [&](std::size_t it, std::size_t flag) {
+        if (atomics) l.rmw(it, flag, kPoll);
+        else l.read(it, flag, kPoll);
+    };
+    for (std::size_t g = 0; g < 3; ++g) {
+        l.write(l.item(g), kData + 4 * g, kWriteData);
+        if (fenced) l.fence(l.item(g));
+    }
+    for (std::size_t g = 1; g < 3; ++g) raise(l.item(g), kArrived + 16 * g);
+    for (std::size_t g = 1; g < 3; ++g) poll(l.item(0), kArrived + 16 * g);
+    if (fenced) l.fence(l.item(0));
+    for (std::size_t g = 1; g < 3; ++g) raise(l.item(0), kGo + 16 * g);
+    for (std::size_t g = 1; g < 3; ++g) poll(l.item(g), kGo + 16 * g);
+    for (std::size_t g = 0; g < 3; ++g) {
+        if (fenced) l.fence(l.item(g));
+        l.read(l.item(g), kData + 4 * ((g + 1) % 3), kReadData);
+    }
+    return l;
+}
+
+// A reduction inside each of 2 groups of 4 in their own slices, a barrier after each step; item 0
+// writes the group's partial sum to partial[group], or (shared) every group to partial[0].
+Launch group_reduce(bool shared_output) {
+    Launch l(2, 4);
+    for (std::size_t g = 0; g < 2; ++g) {
+        const std::size_t slice = kSlice + 0x100 * g;
+        for (std::size_t stride = 2; stride > 0; stride /= 2) {
+            for (std::size_t i = 0; i < stride; ++i) {
+                l.read(l.item(g, i), slice + 4 * i, kSum);
+                l.read(l.item(g, i), slice + 4 * (i + stride), kSum);
+                l.write(l.item(g, i), slice + 4 * i, kSum);
+            }
+            l.barrier(g);
+        }
+        l.read(l.item(g), slice, kSum);
+        l.write(l.item(g), kPartial + (shared_output ? 0 : 4 * g), kWritePartial);
+    }
+    return l;
+}
+
+}  // namespace
+
+TEST_SUITE("unit") {
+
+TEST_CASE("hbcheck model: message passing is ordered by a release fence, an atomic flag and an acquire fence") {
+    CHECK(message_passing(Order::AcqRel, Order::AcqRel).clean());    // mem_fence on both sides
+    CHECK(message_passing(Order::Release, Order::Acquire).clean());  // write_/read_mem_fence
+
+    const auto no_acquire = message_passing(Order::AcqRel, std::nullopt);
+    REQUIRE_FALSE(no_acquire.clean());
+    const auto &r = no_acquire.first();
+    CHECK(r.address == kData);
+    CHECK(r.first.site == kWriteData);
+    CHECK(r.first.write);
+    CHECK(r.first.group == 0);
+    CHECK(r.second.site == kReadData);
+    CHECK_FALSE(r.second.write);
+    CHECK(r.second.group == 1);
+    CHECK(r.only_acquire_missing);  // the poll carried the release: only the acquire is missing
+    CHECK(r.released);
+    CHECK_FALSE(r.acquired);
+    CHECK(r.acquire_atomic == kPoll);
+
+    const auto no_release = message_passing(std::nullopt, Order::AcqRel);
+    REQUIRE_FALSE(no_release.clean());
+    CHECK_FALSE(no_release.first().only_acquire_missing);
+    CHECK_FALSE(no_release.first().released);
+    CHECK(no_release.first().acquired);  // only the release side is missing
+    CHECK(no_release.first().release_atomic == kRaise);  // where the release fence belongs
+    CHECK(no_release.first().acquire_atomic == kPoll);
+
+    CHECK_FALSE(message_passing(std::nullopt, std::nullopt).clean());
+    // A fence of the wrong kind on either side: read_mem_fence releases nothing, write_mem_fence
+    // acquires nothing.
+    CHECK_FALSE(message_passing(Order::Acquire, Order::Acquire).clean());
+    CHECK_FALSE(message_passing(Order::Release, Order::Release).clean());
+}
+
+TEST_CASE("hbcheck model: fences alone, with no atomic between them, order nothing") {
+    Launch l(2, 1);
+    l.write(l.item(0), kData, kWriteData);
+    l.fence(l.item(0));
+    l.rmw(l.item(0), kFlag, kRaise);
+    l.rmw(l.item(1), kFlag + 16, kPoll);  // another word: it carries nothing of group 0's
+    l.fence(l.item(1));
+    l.read(l.item(1), kData, kReadData);
+    REQUIRE_FALSE(l.clean());
+    CHECK(l.first().released);  // both fences are there: the atomic between them is missing
+    CHECK(l.first().acquired);
+    CHECK_FALSE(l.first().only_acquire_missing);
+
+    Launch twin(2, 1);  // the same with the one word
+    twin.write(twin.item(0), kData, kWriteData);
+    twin.fence(twin.item(0));
+    twin.rmw(twin.item(0), kFlag, kRaise);
+    twin.rmw(twin.item(1), kFlag, kPoll);
+    twin.fence(twin.item(1));
+    twin.read(twin.item(1), kData, kReadData);
+    CHECK(twin.clean());
+}
+
+TEST_CASE("hbcheck model: the global lock orders its record only with both fences") {
+    CHECK(global_lock(true, true).clean());
+
+    const auto no_acquire = global_lock(false, true);
+    REQUIRE_FALSE(no_acquire.clean());
+    CHECK(no_acquire.first().address == kRecord);
+    CHECK(no_acquire.first().first.site == kWriteRecord);
+    CHECK(no_acquire.first().second.site == kReadRecord);
+    CHECK(no_acquire.first().only_acquire_missing);
+
+    const auto no_release = global_lock(true, false);
+    REQUIRE_FALSE(no_release.clean());
+    CHECK(no_release.first().first.site == kWriteRecord);
+    CHECK(no_release.first().second.site == kReadRecord);
+    CHECK_FALSE(no_release.first().only_acquire_missing);
+    CHECK(no_release.first().release_atomic == kFree);
+
+    CHECK_FALSE(global_lock(false, false).clean());
+}
+
+TEST_CASE("hbcheck model: a counter barrier between groups needs the release and the acquire fence") {
+    for (bool volatile_poll : {true, false}) {
+        CAPTURE(volatile_poll);  // a volatile load of an atomic's word reads like an atomic
+        CHECK(counter_barrier(true, true, volatile_poll).clean());
+        const auto no_release = counter_barrier(false, true, volatile_poll);
+        REQUIRE_FALSE(no_release.clean());
+        CHECK(no_release.first().first.site == kWriteData);
+        CHECK(no_release.first().second.site == kReadData);
+        CHECK(no_release.first().acquire_atomic == kPollGen);  // a volatile poll reads atomically
+        const auto no_acquire = counter_barrier(true, false, volatile_poll);
+        REQUIRE_FALSE(no_acquire.clean());
+        CHECK(no_acquire.first().first.site == kWriteData);
+        CHECK(no_acquire.first().second.site == kReadData);
+        CHECK(no_acquire.first().only_acquire_missing);
+    }
+}
+
+TEST_CASE("hbcheck model: a flag barrier needs its fences, and its flags must be atomics") {
+    CHECK(flag_barrier(true, true).clean());
+    const auto unfenced = flag_barrier(false, true);
+    REQUIRE_FALSE(unfenced.clean());
+    for (const auto &r : unfenced.races) CHECK(r.first.site == kWriteData);  // only the data
+
+    // Plain volatile flags race even with every fence: two non-atomic accesses.
+    const auto plain = flag_barrier(true, false);
+    REQUIRE_FALSE(plain.clean());
+    const auto &r = plain.first();
+    CHECK(r.address == kArrived + 16);
+    CHECK(r.first.site == kRaise);
+    CHECK(r.first.write);
+    CHECK(r.first.group == 1);
+    CHECK(r.second.site == kPoll);
+    CHECK(r.second.group == 0);
+}
+
+TEST_CASE("hbcheck model: groups that share only atomic words raise no alarm") {
+    Launch l(4, 2);
+    for (std::size_t g = 0; g < 4; ++g) {
+        // A volatile load of a word before any atomic wrote it: an atomic later is still no race.
+        l.read(l.item(g, 1), kCounter, kPoll);
+        for (std::size_t i = 0; i < 2; ++i) {
+            l.rmw(l.item(g, i), kPartial + 4 * ((g + i) % 4), kCount);  // histogram bins
+            l.rmw(l.item(g, i), kCounter, kCount);                      // a ticket
+            l.write(l.item(g, i), kSlice + 4 * l.item(g, i), kWriteData);  // its own slot
+        }
+        // Another group's bins, by atomic_or(p, 0) and by volatile loads.
+        l.rmw(l.item(g), kPartial + 4 * ((g + 1) % 4), kPoll);
+        l.read(l.item(g), kPartial + 4 * ((g + 2) % 4), kPoll);
+        l.read(l.item(g), kCounter, kPoll);
+    }
+    CHECK(l.clean());
+
+    // The twin: one group reads another's slot, which was written plainly.
+    l.read(l.item(3), kSlice + 4 * l.item(0), kReadData);
+    CHECK_FALSE(l.clean());
+}
+
+TEST_CASE("hbcheck model: a reduction within groups is clean; two groups writing one output race") {
+    CHECK(group_reduce(false).clean());
+    const auto shared = group_reduce(true);
+    REQUIRE(shared.races.size() == 1);
+    const auto &r = shared.first();
+    CHECK(r.address == kPartial);
+    CHECK(r.first.site == kWritePartial);
+    CHECK(r.second.site == kWritePartial);
+    CHECK(r.first.write);
+    CHECK(r.second.write);
+    CHECK(r.first.group == 0);
+    CHECK(r.second.group == 1);
+    CHECK(r.release_atomic == nullptr);  // no atomic: the plugin says to add one
+    CHECK(r.acquire_atomic == nullptr);
+}
+
+TEST_CASE("hbcheck model: OpenCL 2.0 release and acquire atomics order data; a relaxed one does not") {
+    auto run = [](Order writer, Order reader, bool rmw, bool reader_fence = false) {
+        Launch l(2, 1);
+        l.write(l.item(0), kData, kWriteData);
+        if (rmw) l.rmw(l.item(0), kFlag, kRaise, writer);  // atomic_fetch_add_explicit
+        else l.store(l.item(0), kFlag, kRaise, writer);    // atomic_store_explicit
+        if (rmw) l.rmw(l.item(1), kFlag, kPoll, reader);
+        else l.load(l.item(1), kFlag, kPoll, reader);      // atomic_load_explicit
+        if (reader_fence) l.fence(l.item(1), Order::Acquire);
+        l.read(l.item(1), kData, kReadData);
+        return l;
+    };
+    for (bool rmw : {false, true}) {
+        CAPTURE(rmw);
+        CHECK(run(Order::Release, Order::Acquire, rmw).clean());
+        CHECK(run(Order::AcqRel, Order::AcqRel, rmw).clean());
+        CHECK_FALSE(run(Order::Relaxed, Order::Acquire, rmw).clean());
+        CHECK_FALSE(run(Order::Release, Order::Relaxed, rmw).clean());
+        CHECK_FALSE(run(Order::Relaxed, Order::Relaxed, rmw).clean());
+        CHECK_FALSE(run(Order::Acquire, Order::Acquire, rmw).clean());  // an acquire releases nothing
+        // A release atomic and a relaxed read followed by an acquire fence synchronise too.
+        CHECK(run(Order::Release, Order::Relaxed, rmw, true).clean());
+    }
+}
+
+TEST_CASE("hbcheck model: a failed compare-exchange only reads: it synchronises only with what it read") {
+    // It read a released value: its acquire fence orders the data.
+    {
+        Launch l(2, 1);
+        l.write(l.item(0), kData, kWriteData);
+        l.fence(l.item(0));
+        l.rmw(l.item(0), kLock, kTake);
+        l.load(l.item(1), kLock, kTake);  // fails: reads the value group 0 released
+        l.fence(l.item(1));
+        l.read(l.item(1), kData, kReadData);
+        CHECK(l.clean());
+    }
+    // It read a value written with no release before it: nothing to acquire.
+    {
+        Launch l(2, 1);
+        l.write(l.item(0), kData, kWriteData);
+        l.rmw(l.item(0), kLock, kTake);
+        l.load(l.item(1), kLock, kTake);
+        l.fence(l.item(1));
+        l.read(l.item(1), kData, kReadData);
+        CHECK_FALSE(l.clean());
+    }
+    // It ran before the release: the acquire fence after it has nothing of it.
+    {
+        Launch l(2, 1);
+        l.load(l.item(1), kLock, kTake);
+        l.write(l.item(0), kData, kWriteData);
+        l.fence(l.item(0));
+        l.rmw(l.item(0), kLock, kTake);
+        l.fence(l.item(1));
+        l.read(l.item(1), kData, kReadData);
+        CHECK_FALSE(l.clean());
+    }
+    // It writes nothing, so it releases nothing: group 0's write stays unordered for group 1, who
+    // takes the word after it; the successful twin releases it.
+    for (bool succeeds : {false, true}) {
+        CAPTURE(succeeds);
+        Launch l(2, 1);
+        l.write(l.item(0), kData, kWriteData);
+        l.fence(l.item(0));
+        if (succeeds) l.rmw(l.item(0), kLock, kTake);
+        else l.load(l.item(0), kLock, kTake);
+        l.rmw(l.item(1), kLock, kTake);
+        l.fence(l.item(1));
+        l.read(l.item(1), kData, kReadData);
+        CHECK(l.clean() == succeeds);
+    }
+}
+
+TEST_CASE("hbcheck model: work-items of the same group are never reported; other groups are") {
+    for (std::size_t other_group : {0, 1}) {
+        CAPTURE(other_group);
+        Launch l(2, 2);
+        const auto a = l.item(0, 0), b = l.item(other_group, 1);
+        l.write(a, kData, kWriteData);
+        l.write(b, kData, kWriteData);
+        l.read(a, kData + 16, kReadData);
+        l.write(b, kData + 16, kWriteData);
+        l.write(a, kData + 32, kWriteData);
+        l.read(b, kData + 32, kReadData);
+        CHECK(l.races.size() == (other_group == 0 ? 0u : 3u));  // Oclgrind checks a group's own
+    }
+}
+
+TEST_CASE("hbcheck model: reads never race with reads; a write among them does") {
+    for (bool one_writes : {false, true}) {
+        CAPTURE(one_writes);
+        Launch l(3, 1);
+        l.read(l.item(0), kData, kReadData);
+        l.read(l.item(1), kData, kReadData);
+        if (one_writes) l.write(l.item(2), kData, kWriteData);
+        l.read(l.item(2), kData, kReadData);
+        CHECK(l.clean() == !one_writes);
+    }
+}
+
+TEST_CASE("hbcheck model: a global barrier joins a group's clocks, so one work-item releases another's write") {
+    for (bool with_barrier : {true, false}) {
+        CAPTURE(with_barrier);
+        Launch l(2, 2);
+        const auto a = l.item(0, 0), b = l.item(0, 1), c = l.item(1, 0);
+        l.write(a, kData, kWriteData);
+        if (with_barrier) l.barrier(0);
+        l.fence(b);
+        l.rmw(b, kFlag, kRaise);
+        l.rmw(c, kFlag, kPoll);
+        l.fence(c);
+        l.read(c, kData, kReadData);
+        CHECK(l.clean() == with_barrier);
+        if (!with_barrier) {
+            CHECK(l.first().first.item == a);
+            CHECK(l.first().second.item == c);
+        }
+    }
+}
+
+}  // TEST_SUITE
+
+// A plain store to an atomic word ends its release sequence: an atomic that reads the plain value
+// synchronises with nobody before it (a barrier counter reset with a plain store).
+TEST_CASE("hbcheck model: a plain store to an atomic word ends what it released") {
+    auto run = [](bool plain_reset) {
+        Launch l(3, 1);
+        const auto a = l.item(0), b = l.item(1), c = l.item(2);
+        l.write(a, kData, kWriteData);
+        l.fence(a);
+        l.rmw(a, kCounter, kArrive);  // carries a's data
+        l.rmw(b, kCounter, kArrive);  // b sees it ...
+        if (plain_reset) l.write(b, kCounter, kCount);  // ... and resets the count plainly
+        else l.rmw(b, kCounter, kCount);                // ... or with atomic_xchg
+        l.rmw(c, kCounter, kArrive);  // c reads b's reset
+        l.fence(c);
+        l.read(c, kData, kReadData);
+        return l;
+    };
+    CHECK(run(false).clean());  // the RMW continues a's release sequence
+    const auto reset = run(true);
+    REQUIRE_FALSE(reset.clean());
+    CHECK(reset.first().first.site == kWriteData);
+    CHECK(reset.first().second.site == kReadData);
+}
