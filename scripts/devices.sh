@@ -136,10 +136,10 @@ table() {
     echo "Every lab runs its solutions (\`--kernels solutions --variant all\`) at its default size; on"
     echo "Oclgrind with its race-check arguments. **verified**: right on every check; **wrong**: a"
     echo "wrong result (demonstration variants are meant to be); **race-reported**: Oclgrind reported"
-    echo "a data race or barrier divergence in it; **skipped**: this device cannot run it (why). The"
-    echo "key ratio is the lab's own measure (lab 05: slowdown against the kernel named, with its"
-    echo "theory; lab 08: % of the read probe's bandwidth and the ratio to CLBlast's sum); on Oclgrind,"
-    echo "an interpreter, times mean nothing and no ratio is shown."
+    echo "a data race, a memory-model race between work-groups (hbcheck) or barrier divergence in it;"
+    echo "**skipped**: this device cannot run it (why). The key ratio is the lab's own measure (lab 05:"
+    echo "slowdown against the kernel named, with its theory; lab 08: % of the read probe's bandwidth and"
+    echo "the ratio to CLBlast's sum); on Oclgrind, an interpreter, times mean nothing and no ratio is shown."
     while IFS=$'\t' read -r _ label k; do
       echo
       echo "## $label"
@@ -205,7 +205,7 @@ table() {
             }
             return out == "" ? "-" : out
           }
-          $1 == "finding" { if ($3 == "data-race" || $3 == "barrier-divergence") raced[$2] = raced[$2] ? raced[$2] : $3 " at " $4 }
+          $1 == "finding" { if ($3 == "data-race" || $3 == "memory-model" || $3 == "barrier-divergence") raced[$2] = raced[$2] ? raced[$2] : $3 " at " $4 }
           $1 == "variant" { n++; name[n] = $2; state[n] = $3; detail[n] = $4 }
           $1 == "result" { rk = $3; rmsg = $5; rexit = $2 }
           END {

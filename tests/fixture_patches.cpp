@@ -114,9 +114,9 @@ fs::path materialise(const std::string &name, const fs::path &into) {
 }
 
 std::string fixture(const std::string &name) {
-    const std::string whole = source("tests/fixtures/submissions/" + name);
-    if (fs::exists(whole)) return whole;
-    return materialise(name, scratch().dir / "one").string();
+    if (fs::exists(source("tests/fixtures/patches/" + name + ".patch")))
+        return materialise(name, scratch().dir / "one").string();
+    return source("tests/fixtures/submissions/" + name);
 }
 
 std::string fixture_class() {
