@@ -181,6 +181,23 @@ TEST_CASE("lab09 the plot script draws the sweeps' CSV or says how to install gn
 
 TEST_SUITE("oclgrind") {
 
+TEST_CASE("lab09 hbcheck reports the nofence demonstration and nothing in the fenced barriers") {
+    if (!test::have_oclgrind()) return;
+    const auto r = test::run_on_oclgrind(
+        kLab, {"--kernels", test::source("solutions"), "--variant",
+               "centralized,decentralized,discovered,nofence", "-n", "64", "--wg", "16",
+               "--steps", "3", "--groups", "4"});
+    CAPTURE(r.process.out);
+    CHECK(r.process.exit_code == 0);  // a demonstration decides nothing when others run
+    bool nofence = false;
+    for (const auto &f : r.findings) {
+        CAPTURE(f.friendly());
+        CHECK(f.kernel == "barrierCentralizedNoFence");
+        nofence |= f.kind == "memory-model";
+    }
+    CHECK(nofence);
+}
+
 TEST_CASE("lab09 hbcheck finds a flag set by a plain store; without hbcheck the lab says it did not check") {
     if (!test::have_oclgrind()) return;
     const std::vector<std::string> args{"--kernels", test::fixture("flag_plain_store_09"),
@@ -202,6 +219,16 @@ TEST_CASE("lab09 hbcheck finds a flag set by a plain store; without hbcheck the 
     CHECK(off.exit_code == 0);
     CHECK(off.out.find("fences between work-groups not checked") != std::string::npos);
     CHECK(off.out.find("WRONG") == std::string::npos);
+    // A plugin file Oclgrind cannot load: the lab does not take it for a clean check.
+    const std::string fake = (std::filesystem::temp_directory_path() /
+                              ("synclab-not-a-plugin-" + std::to_string(getpid()) + ".so"))
+                                 .string();
+    std::ofstream(fake) << "not a shared library\n";
+    const auto broken = run_lab(kLab, all, {{"SYNCLAB_HBCHECK", fake}});
+    std::filesystem::remove(fake);
+    CAPTURE(broken.out);
+    CHECK(broken.out.find("did not run: Oclgrind could not load it") != std::string::npos);
+    CHECK(broken.out.find("(hbcheck)") == std::string::npos);
 }
 
 }  // TEST_SUITE

@@ -70,6 +70,10 @@ std::optional<Race> Model::access(std::size_t item, std::size_t group, std::size
         Shard &s = shard(b);
         std::lock_guard<std::mutex> lock(s.mu);
         Byte &x = s.bytes[b];
+        if (!write && x.atomic_last) {  // a poll: a relaxed atomic read, never judged
+            atomic_words.push_back(b & ~std::size_t(3));
+            continue;
+        }
         if (x.written && conflicts(x.w.item, x.w.group, x.w.time) && !found)
             found = race(x.w, a, b);
         if (write) {
@@ -83,7 +87,6 @@ std::optional<Race> Model::access(std::size_t item, std::size_t group, std::size
             x.reads.clear();
             continue;
         }
-        if (x.atomic_last) atomic_words.push_back(b & ~std::size_t(3));  // a poll
         // Reads this one follows are implied by it; one entry per work-item.
         std::erase_if(x.reads, [&](const Read &r) {
             return r.item == item || me.now.covers(r.item, r.time);

@@ -12,7 +12,9 @@
 #include <llvm/IR/Function.h>
 #include <llvm/IR/Instructions.h>
 
+#include <atomic>
 #include <chrono>
+#include <thread>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -81,6 +83,15 @@ public:
 
     void kernelEnd(const KernelInvocation *) override {
         release();
+        order_ = false;  // a worker that stopped on an error (Oclgrind's exception) held it
+        if (model_ && unordered_) {
+            Context::Message msg(WARNING, m_context);
+            msg << "hbcheck: " << unordered_.load() << " accesses waited 10 s for their turn and "
+                << "went on unordered: findings of this kernel may be off" << std::endl
+                << msg.INDENT << "Kernel: " << msg.CURRENT_KERNEL << std::endl;
+            msg.send();
+        }
+        unordered_ = 0;
         model_.reset();
         inv_ = nullptr;
     }
@@ -99,19 +110,11 @@ public:
     }
     void memoryAtomicLoad(const Memory *m, const WorkItem *wi, AtomicOp, size_t address,
                           size_t) override {
-        if (!model_ || m->getAddressSpace() != AddrSpaceGlobal || !wi) return;
-        hold();
-        pending_.active = true;
-        pending_.address = address;
-        pending_.reads = true;
+        atomic_notice(m, wi, address, false);
     }
     void memoryAtomicStore(const Memory *m, const WorkItem *wi, AtomicOp, size_t address,
                            size_t) override {
-        if (!model_ || m->getAddressSpace() != AddrSpaceGlobal || !wi) return;
-        hold();
-        pending_.active = true;
-        pending_.address = address;
-        pending_.writes = true;
+        atomic_notice(m, wi, address, true);
     }
 
     void instructionExecuted(const WorkItem *wi, const llvm::Instruction *inst,
@@ -127,7 +130,9 @@ public:
     }
 
     void workGroupBarrier(const WorkGroup *wg, uint32_t flags) override {
-        if (model_ && (flags & kGlobalFence)) model_->barrier(members_[wg->getGroupIndex()]);
+        if (!model_ || !(flags & kGlobalFence)) return;
+        const Size3 g = wg->getGroupID();
+        model_->barrier(members_[g.x + groups_.x * (g.y + groups_.y * g.z)]);
     }
 
 private:
@@ -144,18 +149,41 @@ private:
     // bounded: past it the access goes on unlocked and its order may be off.
     void hold() {
         if (held_) return;
-        held_ = order_.try_lock_for(std::chrono::seconds(10));
+        const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        for (bool free = false; !order_.compare_exchange_weak(free, true); free = false) {
+            if (std::chrono::steady_clock::now() > give_up) {
+                ++unordered_;
+                return;
+            }
+            std::this_thread::yield();
+        }
+        held_ = true;
     }
     void release() {
         if (!held_) return;
         held_ = false;
-        order_.unlock();
+        order_ = false;
     }
 
-    std::size_t group_of(const WorkItem *wi) const { return wi->getWorkGroup()->getGroupIndex(); }
+    // Not WorkGroup::getGroupIndex(): Oclgrind 21.10 computes it as x + y + z*nx*ny, which is
+    // not one index per group in 2D and 3D.
+    std::size_t group_of(const WorkItem *wi) const {
+        const Size3 g = wi->getWorkGroup()->getGroupID();
+        return g.x + groups_.x * (g.y + groups_.y * g.z);
+    }
     std::size_t item_of(const WorkItem *wi) const {
         const Size3 l = wi->getLocalID();
         return group_of(wi) * (local_.x * local_.y * local_.z) + l.x + local_.x * (l.y + local_.y * l.z);
+    }
+
+    // Oclgrind tells of an RMW's load, then its store (a failed compare-exchange: the load
+    // alone); the model gets the whole atomic once the call is done (instructionExecuted).
+    void atomic_notice(const Memory *m, const WorkItem *wi, size_t address, bool store) {
+        if (!model_ || m->getAddressSpace() != AddrSpaceGlobal || !wi) return;
+        hold();
+        pending_.active = true;
+        pending_.address = address;
+        (store ? pending_.writes : pending_.reads) = true;
     }
 
     void plain(const Memory *m, const WorkItem *wi, size_t address, size_t size, bool write) {
@@ -248,7 +276,8 @@ private:
     const KernelInvocation *inv_ = nullptr;
     Size3 local_, groups_;
     std::vector<std::vector<std::size_t>> members_;  // per group, filled by its own thread
-    std::timed_mutex order_;
+    std::atomic<bool> order_{false};  // not a mutex: kernelEnd may free it for a stopped worker
+    std::atomic<std::size_t> unordered_{0};
     std::mutex reported_mu_;
     std::set<std::pair<const void *, const void *>> reported_;
 };

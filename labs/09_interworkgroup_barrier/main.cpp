@@ -85,6 +85,7 @@ static int run(Lab &lab) {
         const std::size_t groups = mm.how != How::InKernel || mm.discovered ? natural : naive;
         const Outcome o = steps.run(mm.kernel, mm.how, groups, w, mm.discovered);
         const double us = o.ms * 1000 / w.steps;
+        if (mm.how == How::InKernel) lab.groups_met(mm.variant, o.parts);
         std::printf("%-28s %7zu %6zu %10.3f %12.2f  %s\n", mm.label.c_str(), o.launched, o.parts,
                     o.ms, us, o.text().c_str());
         if (mm.how == How::RelaunchWait) wait_us = us;

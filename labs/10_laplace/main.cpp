@@ -107,6 +107,7 @@ static int run(Lab &lab) {
             const std::size_t launch = std::min(blocks, std::max<std::size_t>(64, dev.compute_units * 64));
             const Run r = sw.persistent(persistent, s.block, s.sweeps, launch, s.budget, s.grace, want);
             const double us = report(v, "jacobiPersistent", s.block, r);
+            lab.groups_met(v, r.parts);
             if (r.ok() && relaunch_us > 0)
                 std::printf("persistent: %zu of %zu groups resident; %.2f us per sweep against %.2f "
                             "with one launch per sweep: %s %.1fx\n", r.parts, launch, us, relaunch_us,

@@ -91,6 +91,15 @@ void Lab::skipped(const std::string &variant, const std::string &why) const {
     verdict::variant(variant, "skipped", why);
 }
 
+void Lab::groups_met(const std::string &variant, std::size_t took_part) const {
+    if (!env.info.is_oclgrind() || !decl.oclgrind_groups || took_part >= 2) return;
+    const std::string why = "fences between work-groups not checked in " + variant + ": " +
+                            std::to_string(took_part) + " group took part on Oclgrind (the others "
+                            "were not running yet): run the race check again";
+    verdict::finding(variant, "not-checked", "", why);
+    std::printf("Oclgrind: %s\n", why.c_str());
+}
+
 int Lab::exit_code(const std::vector<Verdict> &given) {
     if (given.empty())
         throw Unsupported("nothing was verified: every variant asked for was skipped on this "
@@ -147,6 +156,7 @@ void Lab::locate_kernel_file() {
 std::vector<OclgrindFinding> Lab::new_oclgrind_findings() {
     const std::string log = env.new_oclgrind_log();
     if (log.empty()) return {};
+    if (hbcheck_ran(log)) hbcheck_seen_ = true;
     if (const int n = oclgrind_suppressed_after(log); n && !oclgrind_suppressed_) {
         oclgrind_suppressed_ = n;
         std::printf("Oclgrind stopped reporting after %d errors (OCLGRIND_MAX_ERRORS): what came "
@@ -234,20 +244,27 @@ int Lab::finish(int rc) {
         if (rc == kOk) rc = kWrong;
     }
     std::error_code ec;
-    if (env.oclgrind_log.empty() || !fs::is_regular_file(env.oclgrind_log, ec))
+    const bool readable = !env.oclgrind_log.empty() && fs::is_regular_file(env.oclgrind_log, ec);
+    // Loaded is not enough: the plugin says "hbcheck: on" in the log once it runs.
+    std::string unchecked = env.hbcheck_missing;
+    if (unchecked.empty() && !env.hbcheck.empty() && readable && !hbcheck_seen_)
+        unchecked = "hbcheck (" + env.hbcheck + ") did not run: Oclgrind could not load it (its "
+                    "message is on standard error)";
+    const bool hbcheck_ran = !env.hbcheck.empty() && unchecked.empty();
+    if (!readable)
         std::printf("Oclgrind: its reports went to %s, not a regular file the lab can read back: "
                     "they were not checked (leave OCLGRIND_LOG unset, or name a file)\n",
                     env.oclgrind_log.empty() ? "standard error" : env.oclgrind_log.c_str());
     else if (!oclgrind_findings_)
         std::printf("Oclgrind: no data race%s, barrier divergence, out-of-bounds or uninitialised "
                     "access reported\n",
-                    env.hbcheck.empty() ? "" : ", unordered access between work-groups (hbcheck)");
-    if (!env.hbcheck_missing.empty()) {
-        const std::string why = "fences between work-groups not checked: " + env.hbcheck_missing;
+                    hbcheck_ran ? ", unordered access between work-groups (hbcheck)" : "");
+    if (!unchecked.empty()) {
+        const std::string why = "fences between work-groups not checked: " + unchecked;
         verdict::finding("-", "not-checked", "", why);  // not a failing kind: the grader says it
         std::printf("Oclgrind: %s\n", why.c_str());
     }
-    else if (!std::getenv("OCLGRIND_LOG"))
+    if (readable && oclgrind_findings_ && !std::getenv("OCLGRIND_LOG"))
         std::printf("(set OCLGRIND_LOG=FILE to keep Oclgrind's full reports)\n");
     return rc;
 }

@@ -57,7 +57,7 @@ struct Declaration {
     const Variant *find(const std::string &variant) const;
 };
 
-// The machine-readable form, version 1 (README, "The lab contract"): one record per line,
+// The machine-readable form, version 1 (docs/contract.md): one record per line,
 // fields separated by tabs.
 //   synclab-lab 1
 //   dir|summary|description <text>

@@ -55,6 +55,10 @@ public:
     int finish(int rc);
     // Records a variant that this device cannot run, with why.
     void skipped(const std::string &variant, const std::string &why) const;
+    // On Oclgrind, where the lab's groups wait for one another (oclgrind_groups): a kernel in
+    // which fewer than two groups took part had nothing between groups for hbcheck to judge. Says
+    // so and records it for the grader (a "not-checked" finding, which never fails).
+    void groups_met(const std::string &variant, std::size_t took_part) const;
     LocalPoison &poison();  // made on first use
     // --trials when given, else `usual`; 1 on Oclgrind, which interprets every access and
     // shows every race in one launch.
@@ -78,6 +82,7 @@ private:
     bool kernel_located_ = false;
     int oclgrind_findings_ = 0;   // told so far
     int oclgrind_suppressed_ = 0; // Oclgrind stopped reporting after this many errors
+    bool hbcheck_seen_ = false;   // the log said "hbcheck: on"
     std::unique_ptr<LocalPoison> poison_;
     std::unique_ptr<std::ostream> csv_file_;
     std::ostream *csv_stream();

@@ -1,6 +1,6 @@
 // For the lab scaffolding and the grader: a lab's verdict in machine-readable form (--verdict
 // FILE), so that no grade depends on the wording of a message. Version 1, one record per line,
-// fields separated by tabs (README, "The lab contract"):
+// fields separated by tabs (docs/contract.md):
 //   synclab-verdict 1
 //   seed <n>
 //   variant <name> <verified|wrong|skipped> <detail>
