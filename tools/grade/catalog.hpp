@@ -1,0 +1,30 @@
+// For synclab-grade's main: the labs stage. The labs standing beside the grader, which of them
+// this build can grade (their kernels/ file is in the project), and the ones --labs picks.
+#pragma once
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "labs.hpp"
+
+namespace grade {
+
+struct Catalog {
+    std::string bin;                       // the grader's own folder, where the labs are
+    std::vector<Recipe> all;               // every lab that describes itself
+    std::vector<std::string> problems;     // one line for each that cannot
+    std::vector<const Recipe *> gradable;  // those whose kernels/ file the project has
+    std::string not_gradable;              // " x; lab 07 (no kernels/...)" for messages
+};
+
+// Discovers the labs beside the grader. Throws UsageError off Linux (no /proc/self/exe).
+Catalog find_labs(const volatile int *stop);
+
+// --list-labs: the gradable labs on `out`, the executables that are no lab on `err`.
+void list_labs(const Catalog &c, std::ostream &out, std::ostream &err);
+
+// The labs --labs names (all gradable ones without it), in the order given; throws UsageError
+// with one line for a lab that cannot be graded, or when none can.
+std::vector<const Recipe *> select_labs(const Catalog &c, bool has_list, const std::string &list);
+
+}  // namespace grade

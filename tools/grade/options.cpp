@@ -1,0 +1,193 @@
+// synclab-grade's command line: its options, their help, and the checks of their values.
+#include "options.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <regex>
+#include <thread>
+
+#include <cxxopts.hpp>
+
+#include "synclab/errors.hpp"
+#include "synclab/options.hpp"  // kMaxTimeout
+
+using synclab::UsageError;
+
+namespace grade {
+namespace {
+
+// Strict numbers: the whole text, in the option's unit, or one line saying what is wrong.
+double number_option(const std::string &name, const std::string &text, const std::string &unit,
+                     double lo, double hi, const std::string &why_lo) {
+    static const std::regex plain(R"([0-9]+(\.[0-9]+)?)");
+    if (!std::regex_match(text, plain))
+        throw UsageError("--" + name + " '" + text + "' is not a number of " + unit +
+                         " (write it like 60 or 2.5, no units or commas)");
+    const double v = std::strtod(text.c_str(), nullptr);
+    if (v < lo)
+        throw UsageError("--" + name + " " + text + " is too small: give at least " +
+                         (lo == static_cast<long long>(lo) ? std::to_string(static_cast<long long>(lo))
+                                                          : std::to_string(lo)) +
+                         " " + unit + " (" + why_lo + ")");
+    if (v > hi)
+        throw UsageError("--" + name + " " + text + " is too large: give at most " +
+                         std::to_string(static_cast<long long>(hi)) + " " + unit);
+    return v;
+}
+
+const char *kMore = R"help(
+Modes:
+  synclab-grade --kernels DIR     grade one student: DIR holds the .cl files, named as in
+                                  kernels/ (or DIR/kernels/ does)
+  synclab-grade --class DIR       grade a class: every sub-folder of DIR is one student
+
+A submission is hostile input. For each lab, its own regular files are copied into a private
+folder first: a kernel file (or a student folder) that is a symbolic link, a FIFO or a device,
+an empty or oversized kernel file, and an #include of anything but another file handed in
+beside it are refused ("refused", with the reason). The lab (beside synclab-grade) then runs as
+a child process on that copy, inside bubblewrap when it is installed (a read-only system, no
+network, only the copy writable; SYNCLAB_GRADE_SANDBOX=off turns it off), always with the
+--timeout and --memory limits, and never outliving the grader:
+  1. dynamic runs on --device (default: the lab's, POCL's CPU), one per argument set its
+     declaration lists (several sizes, work-group sizes and exact integer inputs), all in one
+     lab process (lab --batch) that stops at the first failure, each with fresh random inputs
+     (--seed makes them repeatable) and --timeout: a wrong answer, a compile error
+     (file:line), a crash or a hang fails the lab;
+  2. the race check: the lab on Oclgrind, which reports data races, barrier divergence,
+     out-of-bounds and uninitialized accesses: any of them fails the lab, told in one line
+     (what, kernel, file:line, likely fix). Skipped, and said so in every row, when Oclgrind
+     is not installed (or with --quick / --no-oclgrind).
+A lab whose file is not in the folder is "missing". Demonstration variants (lab 01's nosync)
+are never graded; a variant no device here can run, and a run above the device's largest
+work-group, are "not checked (why)" (a lab with no run made is an error, never a pass).
+
+Outputs (never inside a submission):
+  --csv FILE       the gradebook: student,lab,grade,kind,reason,seconds (a name or reason
+                   that a spreadsheet would run as a formula, = + - @ first, gets a ' first).
+                   It is locked while a grader writes it (a second one is refused), each
+                   row is written and synced as soon as it is known, and rows already there
+                   are kept: add --resume to grade only the rest, or --restart to empty it
+                   first
+  --junit DIR      DIR/<student>.xml, JUnit XML (one testcase per lab), as CI autograders
+                   such as GitHub Classroom read; characters other than A-Z a-z 0-9 . _ -
+                   become _, and names that then clash get -2, -3, ...
+  stdout           one line per graded lab (on a terminal, a progress line with the time
+                   left), then a student x lab table and the reasons
+Kinds: pass, missing, refused, compile-error, wrong-answer, crash, timeout, data-race,
+barrier-divergence, out-of-bounds, uninitialized, error.
+
+-j N grades N labs at once (default: the number of cores); the gradebook's rows stay in
+student, lab order.
+
+Exit codes: 0 every graded lab passed, 1 something failed or was missing, 2 usage error (or a
+gradebook that cannot be written), 128 + the signal's number when interrupted
+(130 for Ctrl-C, 143 for SIGTERM); the gradebook keeps the finished rows.
+
+Examples:
+  synclab-grade --kernels kernels --labs 01
+  synclab-grade --class submissions/ --csv week3.csv --junit week3-junit --timeout 20
+  synclab-grade --class submissions/ --csv week3.csv --resume
+)help";
+
+}  // namespace
+
+Options parse_options(int argc, char **argv) {
+    cxxopts::Options parser("synclab-grade",
+                            "Grades students' lab kernels: runs each lab as a child process, "
+                            "checks its answers and its races, and writes a gradebook.");
+    parser.add_options()
+        ("kernels", "grade one student's folder of .cl files", cxxopts::value<std::string>(), "DIR")
+        ("class", "grade a class: every sub-folder of DIR is one student",
+         cxxopts::value<std::string>(), "DIR")
+        ("labs", "labs to grade, e.g. 01,02 (default: every gradable lab)",
+         cxxopts::value<std::string>(), "LIST")
+        ("device", "device(s) for the dynamic runs, comma-separated, each as the labs' --device "
+                   "(e.g. pocl,nvidia; default: the lab's)",
+         cxxopts::value<std::string>()->default_value(""), "SPEC")
+        ("timeout", "seconds each child run may take before it counts as a hang (at least 2)",
+         cxxopts::value<std::string>()->default_value("60"), "S")
+        ("memory", "address-space limit of each child run in MiB (at least 1024; 0: none; "
+                   "default: 4096 on POCL and Oclgrind, none on other devices, whose drivers "
+                   "may reserve more)",
+         cxxopts::value<std::string>(), "MIB")
+        ("seed", "random seed for every run (0: fresh inputs every run)",
+         cxxopts::value<std::string>()->default_value("0"), "N")
+        ("j,jobs", "labs graded at once (default: the number of cores)",
+         cxxopts::value<std::string>(), "N")
+        ("csv", "gradebook CSV file", cxxopts::value<std::string>()->default_value("gradebook.csv"), "FILE")
+        ("junit", "folder for the JUnit XML reports", cxxopts::value<std::string>()->default_value("junit"), "DIR")
+        ("resume", "keep the rows already in the gradebook and grade only the rest")
+        ("restart", "empty the gradebook first (its rows are lost)")
+        ("quick", "one dynamic run per lab and no race check: a fast first pass")
+        ("no-oclgrind", "skip the race check on Oclgrind")
+        ("list-labs", "list the labs this build can grade, then exit")
+        ("h,help", "show this help");
+    cxxopts::ParseResult o;
+    try {
+        o = parser.parse(argc, argv);
+    } catch (const cxxopts::exceptions::exception &e) {
+        throw UsageError(std::string(e.what()) + " (see --help)");
+    }
+    if (!o.unmatched().empty())
+        throw UsageError("unexpected argument '" + o.unmatched().front() + "' (see --help)");
+    Options opt;
+    if (o.count("help")) {
+        opt.help = true;
+        opt.help_text = parser.help() + kMore;
+        return opt;
+    }
+    opt.list_labs = o.count("list-labs") > 0;
+    opt.one = o.count("kernels") > 0;
+    opt.many = o.count("class") > 0;
+    if (opt.one != opt.many) opt.folder = o[opt.one ? "kernels" : "class"].as<std::string>();
+    opt.has_labs = o.count("labs") > 0;
+    if (opt.has_labs) opt.labs = o["labs"].as<std::string>();
+    opt.device = o["device"].as<std::string>();
+    opt.timeout_text = o["timeout"].as<std::string>();
+    opt.has_memory = o.count("memory") > 0;
+    if (opt.has_memory) opt.memory_text = o["memory"].as<std::string>();
+    opt.seed_text = o["seed"].as<std::string>();
+    opt.has_jobs = o.count("jobs") > 0;
+    if (opt.has_jobs) opt.jobs_text = o["jobs"].as<std::string>();
+    opt.csv = o["csv"].as<std::string>();
+    opt.junit = o["junit"].as<std::string>();
+    opt.resume = o.count("resume") > 0;
+    opt.restart = o.count("restart") > 0;
+    opt.quick = o.count("quick") > 0;
+    opt.no_oclgrind = o.count("no-oclgrind") > 0;
+    return opt;
+}
+
+void check_options(Options &o) {
+    if (o.one == o.many)
+        throw UsageError("give either --kernels DIR (one student) or --class DIR (every sub-folder "
+                         "a student), not both and not neither (see --help)");
+    if (o.resume && o.restart)
+        throw UsageError("--resume keeps the gradebook's rows and --restart empties it: give one");
+    o.timeout = number_option("timeout", o.timeout_text, "seconds", 2, synclab::kMaxTimeout,
+                              "a lab needs that long to build its kernels and start");
+    // 1 TiB: any real limit is below it, and MiB << 20 stays far from overflowing.
+    constexpr double kMaxMemoryMiB = double(std::size_t(1) << 20);
+    o.memory_mib = 4096;
+    if (o.has_memory) {
+        const std::string &text = o.memory_text;
+        o.memory_mib = text == "0" ? 0
+                                   : static_cast<std::size_t>(number_option(
+                                         "memory", text, "MiB", 1024, kMaxMemoryMiB,
+                                         "a lab's OpenCL runtime needs about 512 MiB of address "
+                                         "space to start; 0 means no limit"));
+        if (text.find('.') != std::string::npos)
+            throw UsageError("--memory " + text + " is not a whole number of MiB");
+    }
+    if (!std::regex_match(o.seed_text, std::regex("[0-9]{1,19}")))
+        throw UsageError("--seed '" + o.seed_text + "' is not a whole number (e.g. --seed 11)");
+    o.seed = std::stoull(o.seed_text);
+    o.jobs = std::max(1u, std::thread::hardware_concurrency());
+    if (o.has_jobs)
+        o.jobs = static_cast<unsigned>(number_option("jobs", o.jobs_text, "jobs", 1, 256,
+                                                     "one lab at a time is the least"));
+    if (o.has_jobs && o.jobs_text.find('.') != std::string::npos)
+        throw UsageError("--jobs " + o.jobs_text + " is not a whole number");
+}
+
+}  // namespace grade

@@ -1,0 +1,36 @@
+// For synclab-grade's main: its command line, read (parse_options) and then checked
+// (check_options) once --help and --list-labs have had their turn.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace grade {
+
+struct Options {
+    bool help = false;
+    std::string help_text;  // what --help prints
+    bool list_labs = false;
+    bool one = false, many = false;  // --kernels DIR / --class DIR given
+    std::string folder;              // the one given (when exactly one is)
+    bool has_labs = false;
+    std::string labs;    // --labs LIST
+    std::string device;  // --device SPEC
+    std::string timeout_text, memory_text, seed_text, jobs_text;
+    bool has_memory = false, has_jobs = false;
+    std::string csv, junit;  // as given
+    bool resume = false, restart = false, quick = false, no_oclgrind = false;
+    // Set by check_options:
+    double timeout = 60;
+    std::size_t memory_mib = 4096;
+    std::uint64_t seed = 0;
+    unsigned jobs = 1;
+};
+
+// The command line as given; a malformed one throws UsageError with one line.
+Options parse_options(int argc, char **argv);
+
+// Modes and numbers: throws UsageError with one line for the first one wrong.
+void check_options(Options &o);
+
+}  // namespace grade

@@ -1,0 +1,41 @@
+// For synclab-grade's main and its run stage: the plan. Every (student, lab) in gradebook
+// order, those kept from the gradebook already done, and the units the workers take.
+#pragma once
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "grade.hpp"
+#include "submissions.hpp"
+
+namespace grade {
+
+struct Task {
+    std::size_t student;  // index into the submissions
+    const Recipe *recipe;
+    Result result;
+    bool ready = false;  // result is known (graded, or kept from the gradebook)
+};
+
+struct Plan {
+    std::vector<Task> tasks;  // student, lab order
+    // What a worker takes: indices into tasks, all of one student.
+    std::vector<std::vector<std::size_t>> units;
+    std::size_t labs_per_student = 0;
+    unsigned jobs = 1;     // workers: never more than units (at least one)
+    bool resumed = false;  // some rows were kept from the gradebook
+};
+
+// Sets settings.runner (and runner_labs) when the labs of one submission can share a process
+// (grade_labs): asked only when a class keeps every worker busy with whole submissions, and not
+// with SYNCLAB_GRADE_SHARED=off. `work` is the grader's private folder.
+void share_processes(Settings &settings, std::size_t submissions, unsigned jobs,
+                     const std::vector<const Recipe *> &labs, const std::vector<Recipe> &all_labs,
+                     const std::string &work, const volatile int *stop);
+
+// The plan for `subs` x `labs`, with the rows in `kept` done already. A worker takes a student's
+// ungraded labs together when settings.runner is set, otherwise one (student, lab).
+Plan make_plan(const std::vector<Submission> &subs, const std::vector<const Recipe *> &labs,
+               const std::vector<Result> &kept, const Settings &settings, unsigned jobs);
+
+}  // namespace grade

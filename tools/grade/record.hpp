@@ -1,0 +1,47 @@
+// For synclab-grade's main and its run stage: the records the grader keeps of its grades (the
+// CSV gradebook, the JUnit reports), each behind one interface. A new format is one file
+// (record_<format>.cpp, a class deriving from Record and its factory) and one line in the
+// table of records.cpp.
+#pragma once
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "grade.hpp"
+#include "report.hpp"
+
+namespace grade {
+
+// What every record is opened with.
+struct RecordSettings {
+    std::string csv;    // the gradebook's absolute path
+    std::string junit;  // the JUnit folder's absolute path
+    Gradebook::Mode mode = Gradebook::Mode::fresh;
+    std::vector<std::string> students;  // every student, in gradebook order
+};
+
+class Record {
+public:
+    virtual ~Record() = default;
+    // The rows an earlier grader left in this record, to be kept (--resume); none by default.
+    virtual std::vector<Result> kept() const { return {}; }
+    // A row graded now (not kept), in gradebook order, as soon as it is known. Throws
+    // UsageError when it cannot be written.
+    virtual void row(const Result &) {}
+    // Every row of student number `index` (kept ones too), once its last row is known.
+    virtual void student(std::size_t /*index*/, const std::string & /*student*/,
+                         const std::vector<Result> & /*rows*/) {}
+};
+
+using Records = std::vector<std::unique_ptr<Record>>;
+
+// Opens every registered record, in the order of the table: each checks its output first and
+// throws UsageError with one line when it cannot be used.
+Records open_records(const RecordSettings &s);
+
+// Each record's factory (record_<format>.cpp), named in records.cpp's table.
+std::unique_ptr<Record> open_csv_record(const RecordSettings &s);
+std::unique_ptr<Record> open_junit_record(const RecordSettings &s);
+
+}  // namespace grade

@@ -1,0 +1,234 @@
+// The run and record stages of synclab-grade: the worker pool and the rows in order.
+#include "schedule.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <mutex>
+#include <thread>
+#include <unistd.h>
+
+#include "stop.hpp"
+
+namespace fs = std::filesystem;
+
+namespace grade {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds(Clock::time_point from, Clock::time_point to) {
+    return std::chrono::duration<double>(to - from).count();
+}
+
+// A unit of a refused submission: every lab refused, with its reason.
+std::vector<Result> refused(const Submission &sub, const std::vector<const Recipe *> &recipes) {
+    std::vector<Result> results;
+    for (const auto *recipe : recipes) {
+        Result r;
+        r.student = sub.student;
+        r.lab = recipe->id;
+        r.grade = "fail";
+        r.kind = "refused";
+        r.reason = sub.refused;
+        results.push_back(r);
+    }
+    return results;
+}
+
+class Scheduler {
+public:
+    Scheduler(Plan &plan, const RunContext &ctx) : plan_(plan), ctx_(ctx) {}
+    ~Scheduler();  // never leave a worker running, whatever way we leave
+    Outcome run();
+
+private:
+    Plan &plan_;
+    const RunContext &ctx_;
+    std::mutex m_;
+    std::condition_variable cv_;
+    std::size_t next_ = 0;
+    bool abort_ = false;
+    std::vector<std::thread> pool_;
+    // The main thread's: rows recorded so far, and the progress line.
+    const bool tty_ = isatty(1);
+    const Clock::time_point start_ = Clock::now();
+    Clock::time_point last_progress_ = start_, last_row_ = start_;
+    std::size_t written_ = 0, kept_ = 0, appended_ = 0, graded_now_ = 0;
+    std::vector<Result> all_;
+    std::vector<Result> mine_;  // the current student's rows, for its records
+
+    void worker(unsigned id);
+    std::vector<Result> grade_unit(std::size_t u, const std::string &job_dir);
+    void progress();
+    void emit(Task &task);
+    void wait_rows();
+    void join();
+    Outcome interrupted();
+};
+
+Scheduler::~Scheduler() {
+    {
+        std::lock_guard<std::mutex> lock(m_);
+        abort_ = true;
+    }
+    if (std::any_of(pool_.begin(), pool_.end(), [](auto &t) { return t.joinable(); }) &&
+        !g_stop_flag) {
+        g_stop_flag = 1;  // a gradebook that cannot be written: end the running children
+        kill_children();
+    }
+    for (auto &t : pool_)
+        if (t.joinable()) t.join();
+}
+
+std::vector<Result> Scheduler::grade_unit(std::size_t u, const std::string &job_dir) {
+    const auto &unit = plan_.units[u];
+    const Submission &sub = ctx_.subs[plan_.tasks[unit.front()].student];
+    std::vector<const Recipe *> recipes;
+    for (std::size_t t : unit) recipes.push_back(plan_.tasks[t].recipe);
+    if (!sub.refused.empty()) return refused(sub, recipes);
+    if (recipes.size() == 1)
+        return {grade_lab(*recipes[0], sub.student, kernels_in(sub.dir, ctx_.all_labs),
+                          ctx_.settings, &g_stop_flag, job_dir)};
+    return grade_labs(recipes, sub.student, kernels_in(sub.dir, ctx_.all_labs), ctx_.settings,
+                      &g_stop_flag, job_dir);
+}
+
+void Scheduler::worker(unsigned id) {
+    const std::string job_dir = ctx_.work + "/job-" + std::to_string(id);
+    std::error_code e;
+    fs::create_directories(job_dir, e);
+    for (;;) {
+        std::size_t u;
+        {
+            std::lock_guard<std::mutex> lock(m_);
+            if (next_ >= plan_.units.size() || abort_ || g_stop) return;
+            u = next_++;
+        }
+        std::vector<Result> results = grade_unit(u, job_dir);
+        {
+            std::lock_guard<std::mutex> lock(m_);
+            for (std::size_t i = 0; i < plan_.units[u].size(); ++i) {
+                plan_.tasks[plan_.units[u][i]].result = std::move(results[i]);
+                plan_.tasks[plan_.units[u][i]].ready = true;
+            }
+        }
+        cv_.notify_all();
+    }
+}
+
+// On a terminal the last line is the progress, redrawn in place; it is gone once all is done.
+// Time left: the rows still to come at the pace the graded ones came, less the time since the
+// last one.
+void Scheduler::progress() {
+    const std::size_t total = plan_.tasks.size();
+    if (!tty_ || written_ == total) return;
+    last_progress_ = Clock::now();
+    const std::size_t left = total - written_;
+    std::cout << "\r\033[K[" << written_ << "/" << total << "] ";
+    if (graded_now_) {
+        const double per = seconds(start_, last_row_) / static_cast<double>(graded_now_);
+        const double eta = per * static_cast<double>(left) - seconds(last_row_, last_progress_);
+        std::cout << "about " << static_cast<long long>(std::max(eta, 0.0) + 0.5) << " s left";
+    }
+    std::cout << std::flush;
+}
+
+// In gradebook order: every record, the console's line, and the student's rows once complete.
+void Scheduler::emit(Task &task) {
+    Result &r = task.result;
+    if (!r.kept) {
+        for (auto &record : ctx_.records) record->row(r);
+        ++appended_;
+        ++graded_now_;
+        last_row_ = Clock::now();
+    } else {
+        ++kept_;
+    }
+    ++written_;
+    if (tty_) std::cout << "\r\033[K";
+    const std::string verdict = r.passed() ? "pass" : r.grade == "missing" ? "missing" : "FAIL";
+    std::string why;
+    if (r.grade == "missing") why = " (" + r.reason + ")";
+    else if (!r.passed()) why = " " + r.kind + ": " + r.reason;
+    else if (r.reason.find("not ") != std::string::npos) why = " (" + r.reason + ")";
+    const std::string &student = ctx_.subs[task.student].student;
+    std::cout << "[" << written_ << "/" << plan_.tasks.size() << "] " << shown(student) << ", lab "
+              << r.lab << ": " << verdict << why << (r.kept ? " (kept from the gradebook)" : "")
+              << "\n";
+    mine_.push_back(r);
+    if (mine_.size() == plan_.labs_per_student) {
+        for (auto &record : ctx_.records) record->student(task.student, student, mine_);
+        all_.insert(all_.end(), mine_.begin(), mine_.end());
+        mine_.clear();
+    }
+    progress();
+}
+
+void Scheduler::wait_rows() {
+    progress();
+    auto &tasks = plan_.tasks;
+    std::unique_lock<std::mutex> lock(m_);
+    while (written_ < tasks.size()) {
+        cv_.wait_for(lock, std::chrono::milliseconds(200),
+                     [&] { return tasks[written_].ready || g_stop; });
+        if (g_stop) break;
+        if (Clock::now() - last_progress_ > std::chrono::seconds(1))
+            progress();  // the time left counts down while a slow lab runs
+        while (written_ < tasks.size() && tasks[written_].ready) {
+            Task &task = tasks[written_];
+            lock.unlock();
+            emit(task);
+            lock.lock();
+        }
+    }
+}
+
+void Scheduler::join() {
+    for (auto &t : pool_) t.join();
+    pool_.clear();
+}
+
+// Every row finished before the signal is kept, in order where it can be, so --resume need not
+// grade it again.
+Outcome Scheduler::interrupted() {
+    join();
+    std::size_t late = 0;
+    for (std::size_t i = written_; i < plan_.tasks.size(); ++i) {
+        const Task &t = plan_.tasks[i];
+        if (t.ready && !t.result.grade.empty() && !t.result.kept) {
+            for (auto &record : ctx_.records) record->row(t.result);
+            ++late;
+        }
+    }
+    if (tty_) std::cout << "\r\033[K";
+    std::cout << "\ninterrupted (" << strsignal(g_stop) << "): " << ctx_.kept_rows + appended_ + late
+              << " finished row(s) are in " << ctx_.csv
+              << "; run the same command with --resume to go on\n";
+    Outcome out;
+    out.interrupted = true;
+    return out;
+}
+
+Outcome Scheduler::run() {
+    for (unsigned i = 0; i < plan_.jobs; ++i) pool_.emplace_back(&Scheduler::worker, this, i);
+    wait_rows();
+    if (g_stop) return interrupted();
+    join();
+    Outcome out;
+    out.all = std::move(all_);
+    out.kept = kept_;
+    return out;
+}
+
+}  // namespace
+
+Outcome run_plan(Plan &plan, const RunContext &ctx) {
+    Scheduler s(plan, ctx);
+    return s.run();
+}
+
+}  // namespace grade

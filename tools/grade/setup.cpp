@@ -1,0 +1,112 @@
+// synclab-grade's settings and private folder.
+#include "setup.hpp"
+
+#include <cstdlib>
+#include <fcntl.h>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "synclab/device.hpp"
+#include "synclab/errors.hpp"
+
+namespace fs = std::filesystem;
+using synclab::UsageError;
+
+namespace grade {
+namespace {
+
+// A grader killed with SIGKILL leaves its private folder behind: the next one removes every
+// such folder of this user whose grader is gone (its lock file is no longer held).
+void sweep_stale(const std::string &tmp_root) {
+    std::error_code ec;
+    for (const auto &e : fs::directory_iterator(tmp_root, ec)) {
+        const std::string name = e.path().filename().string();
+        if (name.rfind("synclab-grade-", 0) != 0) continue;
+        struct stat st {};
+        if (lstat(e.path().c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid())
+            continue;
+        const std::string lock = (e.path() / "grader.lock").string();
+        const int fd = open(lock.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0) continue;  // not one of ours (or still being made)
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0) fs::remove_all(e.path(), ec);
+        close(fd);
+    }
+}
+
+}  // namespace
+
+Settings device_settings(const Options &o, const std::string &bin, const std::string &icd_vendors) {
+    Settings settings;
+    settings.bin_dir = bin;
+    settings.icd_vendors = icd_vendors;
+    // --device a,b: every dynamic run on each device in turn.
+    settings.devices.clear();
+    std::stringstream devices_in(o.device);
+    for (std::string d; std::getline(devices_in, d, ',');)
+        if (!d.empty()) settings.devices.push_back(d);
+    if (settings.devices.empty()) settings.devices.push_back("");
+    settings.seed = o.seed;
+    settings.timeout_s = o.timeout;
+    // The memory limit guards the grader's machine from a CPU device's runaway kernel. A GPU
+    // driver reserves far more address space than it uses and fails under such a limit, so by
+    // default only CPU devices get it (--memory sets it for every device).
+    settings.device_memory_bytes.clear();
+    for (const auto &spec : settings.devices) {
+        const synclab::DeviceInfo d = synclab::select_device(spec);  // bad SPEC: one line, exit 2
+        settings.device_memory_bytes.push_back(
+            (o.has_memory || d.is_cpu() || d.is_oclgrind()) ? o.memory_mib << 20 : 0);
+    }
+    settings.oclgrind_memory_bytes = o.memory_mib << 20;
+    return settings;
+}
+
+void check_race(Settings &settings, const Options &o, const std::string &lab,
+                const volatile int *stop) {
+    settings.quick = o.quick;
+    settings.race_check = !settings.quick && !o.no_oclgrind;
+    if (!settings.race_check) {
+        settings.race_check_note = settings.quick ? "not race-checked (--quick)"
+                                                  : "not race-checked (--no-oclgrind)";
+    } else {
+        settings.oclgrind_available = oclgrind_listed(lab, stop);
+        if (*stop) return;
+        if (!settings.oclgrind_available) {
+            settings.race_check_note = "not race-checked: Oclgrind is not installed";
+            std::cout << "note: Oclgrind is not installed (sudo apt-get install oclgrind), so the "
+                         "race check is skipped: a kernel that is right only by luck may pass\n";
+        }
+    }
+}
+
+void check_sandbox(Settings &settings) {
+    const char *sandbox_env = std::getenv("SYNCLAB_GRADE_SANDBOX");
+    settings.sandbox = Sandbox::detect(sandbox_env && std::string(sandbox_env) == "off");
+    if (!settings.sandbox.available())
+        std::cout << "note: no sandbox: " << settings.sandbox.why_not()
+                  << "; each lab runs with the time and memory limits only\n";
+}
+
+WorkFolder::WorkFolder() {
+    const char *tmp = std::getenv("TMPDIR");
+    const std::string tmp_root = tmp && *tmp ? tmp : "/tmp";
+    sweep_stale(tmp_root);
+    std::string work = tmp_root + "/synclab-grade-XXXXXX";
+    if (!mkdtemp(work.data()))
+        throw UsageError("cannot make a temporary folder in " + tmp_root +
+                         ": set TMPDIR to a writable folder");
+    path_ = work;
+    lock_ = open((work + "/grader.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (lock_ >= 0) flock(lock_, LOCK_EX);
+}
+
+WorkFolder::~WorkFolder() {
+    std::error_code e;
+    fs::remove_all(path_, e);
+    if (lock_ >= 0) close(lock_);
+}
+
+}  // namespace grade

@@ -1,0 +1,34 @@
+// For synclab-grade's main and its run stage: the submissions stage. The students' folders
+// (--kernels: one, --class: every sub-folder), and the outputs checked to lie outside them.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "labs.hpp"
+
+namespace grade {
+
+struct Submission {
+    std::string student, dir;  // dir: absolute; the kernel files are in it (or in dir/kernels)
+    std::string refused;       // why none of its labs can be graded (a symbolic link, say)
+};
+
+// The submissions in student order. `one`: `given` is one student's folder; otherwise a class.
+// Throws UsageError with one line when there is none to grade.
+std::vector<Submission> collect_submissions(bool one, const std::string &given);
+
+// The gradebook and JUnit folder as absolute paths, each refused (UsageError) when it is empty
+// or would lie inside a submission.
+struct Outputs {
+    std::string csv, junit;
+};
+Outputs check_outputs(const std::string &csv, const std::string &junit,
+                      const std::vector<Submission> &subs);
+
+// Where a submission's kernel files are: its folder, or the kernels/ inside it.
+std::string kernels_in(const std::string &dir, const std::vector<Recipe> &labs);
+
+// A student's name as the console shows it: line breaks and other control characters escaped.
+std::string shown(const std::string &name);
+
+}  // namespace grade

@@ -1,0 +1,29 @@
+// The summary stage of synclab-grade.
+#include "summary.hpp"
+
+#include <algorithm>
+#include <ostream>
+
+#include "report.hpp"
+
+namespace grade {
+
+int summarize(std::ostream &os, const std::vector<Submission> &subs,
+              const std::vector<const Recipe *> &labs, std::vector<Result> all, std::size_t kept,
+              const std::string &csv, const std::string &junit) {
+    std::vector<std::string> lab_ids;
+    for (const auto *r : labs) lab_ids.push_back(r->id);
+    std::vector<std::string> students;
+    for (const auto &s : subs) students.push_back(shown(s.student));
+    for (auto &r : all) r.student = shown(r.student);
+    os << "\n";
+    print_table(os, students, lab_ids, all);
+    const auto failed = std::count_if(all.begin(), all.end(),
+                                      [](const Result &r) { return !r.passed(); });
+    os << "\n" << all.size() - failed << "/" << all.size() << " passed"
+       << (kept ? " (" + std::to_string(kept) + " kept from the gradebook)" : "")
+       << "; gradebook " << csv << ", JUnit reports in " << junit << "/\n";
+    return failed ? 1 : 0;
+}
+
+}  // namespace grade
