@@ -553,31 +553,24 @@ Result grade_one(const Recipe &recipe, const std::string &student, const std::st
                       skipped_note);
 }
 
-// The labs `part` (indices into `recipes`, one dynamic-run environment, each staging `files`)
-// in one synclab-labs process, in order. Fills `shared` for each lab whose runs count (see
-// grade_labs) and returns how many of `part`, from its start, are settled: the next process
-// begins after them. When the copy or the runner itself fails, all are (and none is shared):
-// each lab then runs alone, so no such failure is ever a student's grade.
-// A lab to run again gets the seeds its runs had (`seeds`, by recipe index): the same inputs, so
-// the second process is no second try.
-std::size_t run_shared(const std::vector<const Recipe *> &recipes, const std::vector<std::size_t> &part,
-                       const std::vector<std::string> &files, const std::string &kernels_dir,
-                       const Settings &s, const volatile int *stop, const std::string &job_dir,
-                       std::vector<std::optional<Shared>> &shared,
-                       std::map<std::size_t, std::vector<std::string>> &seeds) {
-    clear_folder(job_dir);
-    const JobFolders folders = job_folders(job_dir, s);
-    Staged staged = stage_submission(kernels_dir, folders.copy, recipes[part.front()]->kernel_file);
-    std::sort(staged.files.begin(), staged.files.end());
-    if (!staged.refused.empty() || staged.files != files) return part.size();
+// One shared process's lines: each run of each lab of a part, in order.
+struct SharedBatch {
     struct Line {
         std::size_t lab;  // index into part
         synclab::Args args;
     };
     std::vector<Line> lines;
-    std::vector<std::string> verdicts;
-    std::vector<Run> out;
-    std::string text;
+    std::vector<std::string> verdicts;  // each line's verdict file
+    std::vector<Run> out;               // each line's run, as run_batch would have made it
+    std::string text;                   // the batch file's text
+};
+
+// The lines of `part` for the runner; a lab run again keeps its seeds (see run_shared).
+SharedBatch shared_batch(const std::vector<const Recipe *> &recipes,
+                         const std::vector<std::size_t> &part, const Settings &s,
+                         const std::string &job_dir, const std::string &copy,
+                         const std::map<std::size_t, std::vector<std::string>> &seeds) {
+    SharedBatch b;
     for (std::size_t k = 0; k < part.size(); ++k) {
         const Recipe &recipe = *recipes[part[k]];
         const std::size_t count = s.quick ? 1 : recipe.runs.size();
@@ -585,102 +578,97 @@ std::size_t run_shared(const std::vector<const Recipe *> &recipes, const std::ve
         const std::vector<std::string> again =
             found == seeds.end() ? std::vector<std::string>{} : found->second;
         for (std::size_t i = 0; i < count; ++i) {
-            verdicts.push_back((fs::path(job_dir) / ("verdict-" + std::to_string(verdicts.size() + 1) + ".tsv")).string());
+            b.verdicts.push_back((fs::path(job_dir) / ("verdict-" + std::to_string(b.verdicts.size() + 1) + ".tsv")).string());
             synclab::Args set = recipe.runs[i];
             if (!s.seed && i < again.size() && !again[i].empty()) set.insert(set.end(), {"--seed", again[i]});
-            const synclab::Args line = run_line(recipe, set, folders.copy, verdicts.back(), s, s.devices[0]);
-            lines.push_back({k, line});
-            out.emplace_back();
-            out.back().argv = {(fs::path(s.bin_dir) / recipe.executable).string()};
-            out.back().argv.insert(out.back().argv.end(), line.begin(), line.end());
-            text += recipe.declaration.dir + "\t" + join(line, "\t") + "\n";
+            const synclab::Args line = run_line(recipe, set, copy, b.verdicts.back(), s, s.devices[0]);
+            b.lines.push_back({k, line});
+            b.out.emplace_back();
+            b.out.back().argv = {(fs::path(s.bin_dir) / recipe.executable).string()};
+            b.out.back().argv.insert(b.out.back().argv.end(), line.begin(), line.end());
+            b.text += recipe.declaration.dir + "\t" + join(line, "\t") + "\n";
         }
     }
-    const std::string batch_file = (fs::path(job_dir) / "batch.tsv").string();
-    {
-        std::ofstream f(batch_file, std::ios::binary | std::ios::trunc);
-        f << text;
-    }
-    synclab::ProcessLimits limits;
-    limits.timeout_s = std::min(s.timeout_s * static_cast<double>(lines.size()) + 30, synclab::kMaxTimeout);
-    limits.memory_bytes = s.device_memory_bytes.at(0);
-    limits.cwd = folders.copy;  // so each lab names its kernel file as the student does
-    limits.stop = stop;
-    limits.parent_pipe = true;
-    std::map<std::string, std::string> env = dynamic_run_env(recipes[part.front()]->declaration);
-    env.insert(folders.env.begin(), folders.env.end());
-    const auto began = std::chrono::steady_clock::now();
-    synclab::ProcessResult process = synclab::run_process(
-        s.sandbox.wrap({s.runner, "--batch", batch_file}, job_dir, folders.readable, folders.copy),
-        env, limits);
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
-    std::error_code ec;
-    fs::remove(batch_file, ec);
-    if (*stop) return part.size();
-    // Each run's own part of each stream: the runner marks each run on both.
-    const std::vector<std::string> said = runs_of(process.out, lines.size()),
-                                   said_err = runs_of(process.err, lines.size());
-    // Which lines ran, by the runner's rule (a line that does not exit 0 ends its lab's lines;
-    // the next lab's go on): a line whose verdict did not finish is where the process ended, and
-    // the process's own end (exit, signal, timeout, output) is that line's, or the last finished
-    // line's when there is none.
-    std::vector<bool> ran(lines.size(), false);
-    std::size_t end_line = lines.size();
-    {
-        std::vector<bool> failed(part.size(), false);
-        std::size_t last = lines.size();
-        for (std::size_t i = 0; i < lines.size(); ++i) {
-            if (failed[lines[i].lab]) continue;  // left out by the runner
-            bool found = false;
-            out[i].verdict = synclab::parse_verdict(read_verdict_text(verdicts[i], &found));
-            ran[i] = true;
-            if (!out[i].verdict.finished) {
-                // The runner stopped before a line it could not run (a module it cannot load
-                // here): nothing of this process counts.
-                if (!found && process.exited && process.exit_code == 2 &&
-                    process.err.find("synclab-labs: cannot load lab ") != std::string::npos)
-                    return part.size();
-                end_line = i;
-                break;
-            }
-            out[i].process.exited = true;
-            out[i].process.exit_code = out[i].verdict.exit_code;
-            failed[lines[i].lab] = out[i].verdict.exit_code != 0;
-            last = i;
+    return b;
+}
+
+// Which lines ran (ran), by the runner's rule (a line that does not exit 0 ends its lab's lines;
+// the next lab's go on): a line whose verdict did not finish is where the process ended, and
+// the process's own end (exit, signal, timeout, output) is that line's (end_line), or the last
+// finished line's when there is none. Each run gets its own part of each stream (`said`,
+// `said_err`). False when nothing of the process counts.
+bool read_shared_runs(SharedBatch &b, std::size_t labs, const synclab::ProcessResult &process,
+                      const std::vector<std::string> &said, const std::vector<std::string> &said_err,
+                      std::vector<bool> &ran, std::size_t &end_line) {
+    auto &lines = b.lines;
+    auto &out = b.out;
+    std::vector<bool> failed(labs, false);
+    std::size_t last = lines.size();
+    end_line = lines.size();
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        if (failed[lines[i].lab]) continue;  // left out by the runner
+        bool found = false;
+        out[i].verdict = synclab::parse_verdict(read_verdict_text(b.verdicts[i], &found));
+        ran[i] = true;
+        if (!out[i].verdict.finished) {
+            // The runner stopped before a line it could not run (a module it cannot load
+            // here): nothing of this process counts.
+            if (!found && process.exited && process.exit_code == 2 &&
+                process.err.find("synclab-labs: cannot load lab ") != std::string::npos)
+                return false;
+            end_line = i;
+            break;
         }
-        if (end_line == lines.size()) end_line = last;
-        if (end_line < lines.size()) out[end_line].process = process;  // its end, then its part
-        for (std::size_t i = 0; i < lines.size(); ++i) {
-            out[i].process.out = said[i];
-            out[i].process.err = said_err[i];
+        out[i].process.exited = true;
+        out[i].process.exit_code = out[i].verdict.exit_code;
+        failed[lines[i].lab] = out[i].verdict.exit_code != 0;
+        last = i;
+    }
+    if (end_line == lines.size()) end_line = last;
+    if (end_line < lines.size()) out[end_line].process = process;  // its end, then its part
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        out[i].process.out = said[i];
+        out[i].process.err = said_err[i];
+    }
+    return true;
+}
+
+// Each run's time: from its start on the runner's clock ("== run I of N at S s", S from the
+// runner's start; the first from 0) to the next run's, the last to the process's end on ours
+// (`wall`), so the sandbox's start before the runner's clock (milliseconds) falls to the last
+// run. A mark that is not the runner's (out of order, past the end) leaves the time where it was.
+std::vector<double> shared_run_times(const std::vector<bool> &ran,
+                                     const std::vector<std::string> &said_err, double wall) {
+    const std::size_t count = ran.size();
+    std::vector<double> took(count, 0);
+    double begin = 0;
+    std::size_t prev = count;
+    for (std::size_t i = 0; i < count; ++i) {
+        if (!ran[i]) continue;
+        std::size_t n = 0, of = 0;
+        double at = 0;
+        if (prev == count) {
+            prev = i;
+        } else if (std::sscanf(said_err[i].c_str(), "== run %zu of %zu at %lf s", &n, &of, &at) == 3 &&
+                   n == i + 1 && of == count && std::isfinite(at) && at >= begin && at <= wall) {
+            took[prev] = at - begin;
+            begin = at;
+            prev = i;
         }
     }
-    // Each run's time: from its start on the runner's clock ("== run I of N at S s", S from the
-    // runner's start; the first from 0) to the next run's, the last to the process's end on ours,
-    // so the sandbox's start before the runner's clock (milliseconds) falls to the last run. A
-    // mark that is not the runner's (out of order, past the end) leaves the time where it was.
-    std::vector<double> took(lines.size(), 0);
-    {
-        double begin = 0;
-        std::size_t prev = lines.size();
-        for (std::size_t i = 0; i < lines.size(); ++i) {
-            if (!ran[i]) continue;
-            std::size_t n = 0, of = 0;
-            double at = 0;
-            if (prev == lines.size()) {
-                prev = i;
-            } else if (std::sscanf(said_err[i].c_str(), "== run %zu of %zu at %lf s", &n, &of, &at) == 3 &&
-                       n == i + 1 && of == lines.size() && std::isfinite(at) && at >= begin &&
-                       at <= wall) {
-                took[prev] = at - begin;
-                begin = at;
-                prev = i;
-            }
-        }
-        if (prev < lines.size()) took[prev] = std::max(0.0, wall - begin);
-    }
-    std::error_code vec;
-    for (const auto &v : verdicts) fs::remove(v, vec);
+    if (prev < count) took[prev] = std::max(0.0, wall - begin);
+    return took;
+}
+
+// Which labs of `part` the shared process settles (see run_shared), filling `shared` and, for a
+// lab to run again, `seeds`.
+std::size_t settle_shared(const std::vector<const Recipe *> &recipes,
+                          const std::vector<std::size_t> &part, const SharedBatch &b,
+                          const std::vector<bool> &ran, const std::vector<double> &took,
+                          std::size_t end_line, std::vector<std::optional<Shared>> &shared,
+                          std::map<std::size_t, std::vector<std::string>> &seeds) {
+    const auto &lines = b.lines;
+    const auto &out = b.out;
     std::string labs_text;  // the labs the process reached
     for (std::size_t k = 0, i = 0; k < part.size(); ++k) {
         bool reached = false;
@@ -721,6 +709,59 @@ std::size_t run_shared(const std::vector<const Recipe *> &recipes, const std::ve
         if (ended_here) return k + 1;
     }
     return part.size();
+}
+
+// The labs `part` (indices into `recipes`, one dynamic-run environment, each staging `files`)
+// in one synclab-labs process, in order. Fills `shared` for each lab whose runs count (see
+// grade_labs) and returns how many of `part`, from its start, are settled: the next process
+// begins after them. When the copy or the runner itself fails, all are (and none is shared):
+// each lab then runs alone, so no such failure is ever a student's grade.
+// A lab to run again gets the seeds its runs had (`seeds`, by recipe index): the same inputs, so
+// the second process is no second try.
+std::size_t run_shared(const std::vector<const Recipe *> &recipes, const std::vector<std::size_t> &part,
+                       const std::vector<std::string> &files, const std::string &kernels_dir,
+                       const Settings &s, const volatile int *stop, const std::string &job_dir,
+                       std::vector<std::optional<Shared>> &shared,
+                       std::map<std::size_t, std::vector<std::string>> &seeds) {
+    clear_folder(job_dir);
+    const JobFolders folders = job_folders(job_dir, s);
+    Staged staged = stage_submission(kernels_dir, folders.copy, recipes[part.front()]->kernel_file);
+    std::sort(staged.files.begin(), staged.files.end());
+    if (!staged.refused.empty() || staged.files != files) return part.size();
+    SharedBatch batch = shared_batch(recipes, part, s, job_dir, folders.copy, seeds);
+    const std::size_t count = batch.lines.size();
+    const std::string batch_file = (fs::path(job_dir) / "batch.tsv").string();
+    {
+        std::ofstream f(batch_file, std::ios::binary | std::ios::trunc);
+        f << batch.text;
+    }
+    synclab::ProcessLimits limits;
+    limits.timeout_s = std::min(s.timeout_s * static_cast<double>(count) + 30, synclab::kMaxTimeout);
+    limits.memory_bytes = s.device_memory_bytes.at(0);
+    limits.cwd = folders.copy;  // so each lab names its kernel file as the student does
+    limits.stop = stop;
+    limits.parent_pipe = true;
+    std::map<std::string, std::string> env = dynamic_run_env(recipes[part.front()]->declaration);
+    env.insert(folders.env.begin(), folders.env.end());
+    const auto began = std::chrono::steady_clock::now();
+    synclab::ProcessResult process = synclab::run_process(
+        s.sandbox.wrap({s.runner, "--batch", batch_file}, job_dir, folders.readable, folders.copy),
+        env, limits);
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    std::error_code ec;
+    fs::remove(batch_file, ec);
+    if (*stop) return part.size();
+    // Each run's own part of each stream: the runner marks each run on both.
+    const std::vector<std::string> said = runs_of(process.out, count),
+                                   said_err = runs_of(process.err, count);
+    std::vector<bool> ran(count, false);
+    std::size_t end_line = count;
+    if (!read_shared_runs(batch, part.size(), process, said, said_err, ran, end_line))
+        return part.size();
+    const std::vector<double> took = shared_run_times(ran, said_err, wall);
+    std::error_code vec;
+    for (const auto &v : batch.verdicts) fs::remove(v, vec);
+    return settle_shared(recipes, part, batch, ran, took, end_line, shared, seeds);
 }
 
 }  // namespace
