@@ -321,236 +321,296 @@ std::vector<std::string> runs_of(const std::string &text, std::size_t n) {
     return part;
 }
 
-Result grade_one(const Recipe &recipe, const std::string &student, const std::string &kernels_dir,
-                 const Settings &s, const volatile int *stop, const std::string &job_dir,
-                 const Shared *shared) {
-    const auto start = std::chrono::steady_clock::now();
-    Result r;
-    r.student = student;
-    r.lab = recipe.id;
-    struct Emptied {  // nothing of one submission is left for the next
-        std::string dir;
-        ~Emptied() { clear_folder(dir); }
-    } emptied{job_dir};
-    clear_folder(job_dir);
-    auto finish = [&](std::string grade, std::string kind, std::string reason) {
-        r.grade = std::move(grade);
-        r.kind = std::move(kind);
-        r.reason = std::move(reason);
-        r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() +
-                    (shared ? shared->seconds : 0);
-        return r;
-    };
+// One lab of one submission, graded in job_dir (see grade_lab).
+class LabGrading {
+public:
+    using Clock = std::chrono::steady_clock;
+    LabGrading(const Recipe &recipe, const std::string &student, const Settings &s,
+               const volatile int *stop, const std::string &job_dir, const Shared *shared,
+               Clock::time_point start)
+        : recipe_(recipe), s_(s), stop_(stop), job_dir_(job_dir), shared_(shared), start_(start),
+          copy_((fs::path(job_dir) / "submission").string()),
+          exe_((fs::path(s.bin_dir) / recipe.executable).string()),
+          verdict_file_((fs::path(job_dir) / "verdict.tsv").string()) {
+        r_.student = student;
+        r_.lab = recipe.id;
+    }
+    Result grade(const std::string &kernels_dir);
 
+private:
+    const Recipe &recipe_;
+    const Settings &s_;
+    const volatile int *stop_;
+    const std::string &job_dir_;
+    const Shared *shared_;
+    const Clock::time_point start_;
+    Result r_;
     // The submission's own files, copied: the lab never reads the student's folder itself.
-    const std::string copy = (fs::path(job_dir) / "submission").string();
-    const Staged staged = stage_submission(kernels_dir, copy, recipe.kernel_file);
-    if (!staged.refused.empty()) return finish("fail", "refused", staged.refused);
-    if (std::find(staged.files.begin(), staged.files.end(), recipe.kernel_file) ==
-        staged.files.end())
-        return finish("missing", "missing", recipe.kernel_file + " not handed in");
-    const JobFolders folders = job_folders(job_dir, s);
-    const std::map<std::string, std::string> &base_env = folders.env;
-    const std::vector<std::string> &readable = folders.readable;
-
-    const std::string exe = (fs::path(s.bin_dir) / recipe.executable).string();
-    const std::string verdict_file = (fs::path(job_dir) / "verdict.tsv").string();
-    auto run = [&](std::vector<std::string> args, std::map<std::string, std::string> env,
-                   std::size_t memory) {
-        Run out;
-        out.argv = {exe, "--kernels", copy, "--verdict", verdict_file, "--variant",
-                    join(recipe.variants, ",")};
-        out.argv.insert(out.argv.end(), args.begin(), args.end());
-        if (s.seed) out.argv.insert(out.argv.end(), {"--seed", std::to_string(s.seed)});
-        // Only bounds a lab orphaned by a killed grader.
-        out.argv.insert(out.argv.end(),
-                        {"--timeout", seconds_text(std::min(s.timeout_s + 30, synclab::kMaxTimeout))});
-        env.insert(base_env.begin(), base_env.end());
-        synclab::ProcessLimits limits;
-        limits.timeout_s = s.timeout_s;
-        limits.memory_bytes = memory;
-        limits.cwd = copy;  // so the lab names the kernel file as the student does
-        // A signal between our last look at *stop and the fork still ends this child at once.
-        limits.stop = stop;
-        limits.parent_pipe = true;  // stops with the grader, through the sandbox
-        out.process = synclab::run_process(s.sandbox.wrap(out.argv, job_dir, readable, copy), env, limits);
-        out.verdict = synclab::parse_verdict(read_verdict_text(verdict_file));
-        std::error_code ec;
-        fs::remove(verdict_file, ec);
-        return out;
-    };
-    // Every argument set in one process, each line its own run with its own verdict file; the
-    // lab stops at the first that fails. One Run per line it reached: the process's own end
-    // (exit, signal, timeout, output) belongs to the last of them.
-    auto run_batch = [&](const std::vector<synclab::Args> &sets, const std::string &device,
-                         std::size_t memory) {
-        std::vector<Run> out(sets.size());
-        std::vector<std::string> verdicts;
-        std::string text;
-        for (std::size_t i = 0; i < sets.size(); ++i) {
-            verdicts.push_back((fs::path(job_dir) / ("verdict-" + std::to_string(i + 1) + ".tsv")).string());
-            const synclab::Args line = run_line(recipe, sets[i], copy, verdicts.back(), s, device);
-            out[i].argv = {exe};
-            out[i].argv.insert(out[i].argv.end(), line.begin(), line.end());
-            text += join(line, "\t") + "\n";
-        }
-        const std::string batch_file = (fs::path(job_dir) / "batch.tsv").string();
-        {
-            std::ofstream f(batch_file, std::ios::binary | std::ios::trunc);
-            f << text;
-        }
-        synclab::ProcessLimits limits;
-        // Each run's own watchdog (--timeout) ends a hang first; this bounds the whole.
-        limits.timeout_s = std::min(s.timeout_s * static_cast<double>(sets.size()) + 30,
-                                    synclab::kMaxTimeout);
-        limits.memory_bytes = memory;
-        limits.cwd = copy;  // so the lab names the kernel file as the student does
-        limits.stop = stop;
-        limits.parent_pipe = true;
-        std::map<std::string, std::string> env = dynamic_run_env(recipe.declaration);
-        env.insert(base_env.begin(), base_env.end());
-        const synclab::ProcessResult process = synclab::run_process(
-            s.sandbox.wrap({exe, "--batch", batch_file}, job_dir, readable, copy), env, limits);
-        std::error_code ec;
-        fs::remove(batch_file, ec);
-        return batch_runs(std::move(out), verdicts, process);
-    };
+    const std::string copy_;
+    const std::string exe_, verdict_file_;
+    JobFolders folders_;
     // Which graded variants a run did not check, and why (a device without sub-groups, say).
-    std::map<std::string, std::string> unchecked;
-    std::set<std::string> checked;
-    auto note_skips = [&](const Run &run_result) {
-        for (const auto &v : run_result.verdict.variants) {
-            if (std::find(recipe.variants.begin(), recipe.variants.end(), v.variant) ==
-                recipe.variants.end())
-                continue;
-            if (v.state == "skipped") unchecked.emplace(v.variant, v.detail);
-            else checked.insert(v.variant);
-        }
-    };
+    std::map<std::string, std::string> unchecked_;
+    std::set<std::string> checked_;
+    // The dynamic runs' outcome: the first failure's kind and reason, the failed variants, the
+    // runs this device could not make, and how many runs were made.
+    std::string kind_, reason_;
+    std::vector<std::string> failed_, not_run_;
+    int runs_ = 0;
 
-    // (1) Dynamic runs: every graded variant, every argument set, one lab process per device
-    // (--batch): the runs share the device's context, what the OpenCL implementation loads
-    // once per context (POCL's kernel library) and every program built (Env::context). The
-    // first failure ends them, gives the kind and the reason, and names every failed variant.
-    // A run this device cannot make (a work-group above the device's own largest; below it the
-    // launch decides, and a refused one is the kernel's doing and stays an error) checks nothing
-    // there: it is "not checked (why)", and the runs after it go on in a new process.
-    std::string kind, reason;
-    std::vector<std::string> failed, not_run;
-    int runs = 0;
-    if (shared) r.details += shared->note + "\n";
-    for (std::size_t d = 0; d < s.devices.size() && kind.empty(); ++d) {
-        const std::string &device = s.devices[d];
-        const std::string on_device = device.empty() ? "" : " --device " + device;
-        const std::vector<synclab::Args> &sets = recipe.runs;
-        if (sets.empty()) break;  // a lab that declares no dynamic run
-        for (std::size_t from = 0; from < sets.size() && kind.empty();) {
-            if (*stop) return finish("", "", "");
-            // --quick: the first run this device can make, alone.
-            const std::size_t upto = s.quick ? from + 1 : sets.size();
-            const std::vector<Run> done =
-                shared && d == 0 && from == 0
-                    ? shared->runs
-                    : run_batch({sets.begin() + static_cast<std::ptrdiff_t>(from),
-                                 sets.begin() + static_cast<std::ptrdiff_t>(upto)},
-                                device, s.device_memory_bytes.at(d));
-            if (*stop) return finish("", "", "");
-            std::size_t next = sets.size();
-            for (std::size_t j = 0; j < done.size() && kind.empty(); ++j) {
-                const std::size_t i = from + j;
-                const Run &run_result = done[j];
-                note_run(r, run_result, "run");
-                const auto &v = run_result.verdict;
-                if (v.finished && v.kind == "unsupported" && run_result.process.exited &&
-                    run_result.process.exit_code == v.exit_code) {
-                    not_run.push_back(join(sets[i]) + on_device + " (" +
-                                      clip(relative(v.message, copy), 160) + ")");
-                    next = i + 1;
-                    break;
-                }
-                ++runs;
-                note_skips(run_result);
-                std::tie(kind, reason) = classify(run_result, copy, s.timeout_s);
-                if (kind.empty()) continue;
-                for (const auto &var : v.variants)
-                    if (var.state == "wrong" &&
-                        std::find(recipe.variants.begin(), recipe.variants.end(), var.variant) !=
-                            recipe.variants.end())
-                        failed.push_back(var.variant);
-                if (kind == "wrong-answer" || kind == "crash") {
-                    std::string where = join(sets[i]) + on_device;
-                    if (!v.seed.empty()) where += " --seed " + v.seed;
-                    reason += " (" + where + ")";
-                }
-            }
-            from = next;
+    Result finish(std::string grade, std::string kind, std::string reason);
+    Run run(std::vector<std::string> args, std::map<std::string, std::string> env,
+            std::size_t memory);
+    std::vector<Run> run_batch(const std::vector<synclab::Args> &sets, const std::string &device,
+                               std::size_t memory);
+    void note_skips(const Run &run_result);
+    bool dynamic_runs();
+    std::size_t judge_runs(const std::vector<Run> &done, std::size_t from,
+                           const std::string &on_device);
+    Result race_check(const std::string &skipped_note);
+};
+
+Result LabGrading::finish(std::string grade, std::string kind, std::string reason) {
+    r_.grade = std::move(grade);
+    r_.kind = std::move(kind);
+    r_.reason = std::move(reason);
+    r_.seconds = std::chrono::duration<double>(Clock::now() - start_).count() +
+                 (shared_ ? shared_->seconds : 0);
+    return r_;
+}
+
+Run LabGrading::run(std::vector<std::string> args, std::map<std::string, std::string> env,
+                    std::size_t memory) {
+    Run out;
+    out.argv = {exe_, "--kernels", copy_, "--verdict", verdict_file_, "--variant",
+                join(recipe_.variants, ",")};
+    out.argv.insert(out.argv.end(), args.begin(), args.end());
+    if (s_.seed) out.argv.insert(out.argv.end(), {"--seed", std::to_string(s_.seed)});
+    // Only bounds a lab orphaned by a killed grader.
+    out.argv.insert(out.argv.end(),
+                    {"--timeout", seconds_text(std::min(s_.timeout_s + 30, synclab::kMaxTimeout))});
+    env.insert(folders_.env.begin(), folders_.env.end());
+    synclab::ProcessLimits limits;
+    limits.timeout_s = s_.timeout_s;
+    limits.memory_bytes = memory;
+    limits.cwd = copy_;  // so the lab names the kernel file as the student does
+    // A signal between our last look at *stop and the fork still ends this child at once.
+    limits.stop = stop_;
+    limits.parent_pipe = true;  // stops with the grader, through the sandbox
+    out.process = synclab::run_process(s_.sandbox.wrap(out.argv, job_dir_, folders_.readable, copy_),
+                                       env, limits);
+    out.verdict = synclab::parse_verdict(read_verdict_text(verdict_file_));
+    std::error_code ec;
+    fs::remove(verdict_file_, ec);
+    return out;
+}
+
+// Every argument set in one process, each line its own run with its own verdict file; the lab
+// stops at the first that fails. One Run per line it reached: the process's own end (exit,
+// signal, timeout, output) belongs to the last of them.
+std::vector<Run> LabGrading::run_batch(const std::vector<synclab::Args> &sets,
+                                       const std::string &device, std::size_t memory) {
+    std::vector<Run> out(sets.size());
+    std::vector<std::string> verdicts;
+    std::string text;
+    for (std::size_t i = 0; i < sets.size(); ++i) {
+        verdicts.push_back((fs::path(job_dir_) / ("verdict-" + std::to_string(i + 1) + ".tsv")).string());
+        const synclab::Args line = run_line(recipe_, sets[i], copy_, verdicts.back(), s_, device);
+        out[i].argv = {exe_};
+        out[i].argv.insert(out[i].argv.end(), line.begin(), line.end());
+        text += join(line, "\t") + "\n";
+    }
+    const std::string batch_file = (fs::path(job_dir_) / "batch.tsv").string();
+    {
+        std::ofstream f(batch_file, std::ios::binary | std::ios::trunc);
+        f << text;
+    }
+    synclab::ProcessLimits limits;
+    // Each run's own watchdog (--timeout) ends a hang first; this bounds the whole.
+    limits.timeout_s = std::min(s_.timeout_s * static_cast<double>(sets.size()) + 30,
+                                synclab::kMaxTimeout);
+    limits.memory_bytes = memory;
+    limits.cwd = copy_;  // so the lab names the kernel file as the student does
+    limits.stop = stop_;
+    limits.parent_pipe = true;
+    std::map<std::string, std::string> env = dynamic_run_env(recipe_.declaration);
+    env.insert(folders_.env.begin(), folders_.env.end());
+    const synclab::ProcessResult process = synclab::run_process(
+        s_.sandbox.wrap({exe_, "--batch", batch_file}, job_dir_, folders_.readable, copy_), env,
+        limits);
+    std::error_code ec;
+    fs::remove(batch_file, ec);
+    return batch_runs(std::move(out), verdicts, process);
+}
+
+void LabGrading::note_skips(const Run &run_result) {
+    for (const auto &v : run_result.verdict.variants) {
+        if (std::find(recipe_.variants.begin(), recipe_.variants.end(), v.variant) ==
+            recipe_.variants.end())
+            continue;
+        if (v.state == "skipped") unchecked_.emplace(v.variant, v.detail);
+        else checked_.insert(v.variant);
+    }
+}
+
+// The runs `done` of the argument sets from `from` on: each noted, the first failure's kind and
+// reason kept. Returns where the next process begins: after a run this device cannot make, or
+// at the end.
+std::size_t LabGrading::judge_runs(const std::vector<Run> &done, std::size_t from,
+                                   const std::string &on_device) {
+    const std::vector<synclab::Args> &sets = recipe_.runs;
+    std::size_t next = sets.size();
+    for (std::size_t j = 0; j < done.size() && kind_.empty(); ++j) {
+        const std::size_t i = from + j;
+        const Run &run_result = done[j];
+        note_run(r_, run_result, "run");
+        const auto &v = run_result.verdict;
+        if (v.finished && v.kind == "unsupported" && run_result.process.exited &&
+            run_result.process.exit_code == v.exit_code) {
+            not_run_.push_back(join(sets[i]) + on_device + " (" +
+                               clip(relative(v.message, copy_), 160) + ")");
+            next = i + 1;
+            break;
+        }
+        ++runs_;
+        note_skips(run_result);
+        std::tie(kind_, reason_) = classify(run_result, copy_, s_.timeout_s);
+        if (kind_.empty()) continue;
+        for (const auto &var : v.variants)
+            if (var.state == "wrong" &&
+                std::find(recipe_.variants.begin(), recipe_.variants.end(), var.variant) !=
+                    recipe_.variants.end())
+                failed_.push_back(var.variant);
+        if (kind_ == "wrong-answer" || kind_ == "crash") {
+            std::string where = join(sets[i]) + on_device;
+            if (!v.seed.empty()) where += " --seed " + v.seed;
+            reason_ += " (" + where + ")";
         }
     }
-    if (failed.size() > 1) reason += "; failed variants: " + join(failed);
-    if (kind.empty() && runs == 0 && !not_run.empty())  // nothing checked is never a pass
-        return finish("fail", "error", "no grading run could run here: " + not_run.front());
+    return next;
+}
+
+// (1) Dynamic runs: every graded variant, every argument set, one lab process per device
+// (--batch): the runs share the device's context, what the OpenCL implementation loads once per
+// context (POCL's kernel library) and every program built (Env::context). The first failure
+// ends them, gives the kind and the reason, and names every failed variant. A run this device
+// cannot make (a work-group above the device's own largest; below it the launch decides, and a
+// refused one is the kernel's doing and stays an error) checks nothing there: it is "not
+// checked (why)", and the runs after it go on in a new process. False when *stop ended them.
+bool LabGrading::dynamic_runs() {
+    if (shared_) r_.details += shared_->note + "\n";
+    for (std::size_t d = 0; d < s_.devices.size() && kind_.empty(); ++d) {
+        const std::string &device = s_.devices[d];
+        const std::string on_device = device.empty() ? "" : " --device " + device;
+        const std::vector<synclab::Args> &sets = recipe_.runs;
+        if (sets.empty()) break;  // a lab that declares no dynamic run
+        for (std::size_t from = 0; from < sets.size() && kind_.empty();) {
+            if (*stop_) return false;
+            // --quick: the first run this device can make, alone.
+            const std::size_t upto = s_.quick ? from + 1 : sets.size();
+            const std::vector<Run> done =
+                shared_ && d == 0 && from == 0
+                    ? shared_->runs
+                    : run_batch({sets.begin() + static_cast<std::ptrdiff_t>(from),
+                                 sets.begin() + static_cast<std::ptrdiff_t>(upto)},
+                                device, s_.device_memory_bytes.at(d));
+            if (*stop_) return false;
+            from = judge_runs(done, from, on_device);
+        }
+    }
+    return true;
+}
+
+Result LabGrading::grade(const std::string &kernels_dir) {
+    const Staged staged = stage_submission(kernels_dir, copy_, recipe_.kernel_file);
+    if (!staged.refused.empty()) return finish("fail", "refused", staged.refused);
+    if (std::find(staged.files.begin(), staged.files.end(), recipe_.kernel_file) ==
+        staged.files.end())
+        return finish("missing", "missing", recipe_.kernel_file + " not handed in");
+    folders_ = job_folders(job_dir_, s_);
+
+    if (!dynamic_runs()) return finish("", "", "");
+    if (failed_.size() > 1) reason_ += "; failed variants: " + join(failed_);
+    if (kind_.empty() && runs_ == 0 && !not_run_.empty())  // nothing checked is never a pass
+        return finish("fail", "error", "no grading run could run here: " + not_run_.front());
     // A build error or a hang would only repeat itself on Oclgrind.
-    if (kind == "compile-error" || kind == "timeout" || kind == "error")
-        return finish("fail", kind, reason);
+    if (kind_ == "compile-error" || kind_ == "timeout" || kind_ == "error")
+        return finish("fail", kind_, reason_);
 
     // What was not checked is said in every row, passing or not.
     std::string skipped_note;
-    for (const auto &[variant, why] : unchecked)
-        if (!checked.count(variant))
+    for (const auto &[variant, why] : unchecked_)
+        if (!checked_.count(variant))
             skipped_note += "; not checked: " + variant + " (" + clip(why, 160) + ")";
-    for (const auto &line : not_run) skipped_note += "; not checked: " + line;
+    for (const auto &line : not_run_) skipped_note += "; not checked: " + line;
+    return race_check(skipped_note);
+}
 
-    // (2) The race check: the lab on Oclgrind records each finding; a finding fails the lab,
-    // or explains a wrong answer.
+// (2) The race check: the lab on Oclgrind records each finding; a finding fails the lab, or
+// explains a wrong answer.
+Result LabGrading::race_check(const std::string &skipped_note) {
     std::string race_note;
-    if (recipe.oclgrind.empty())
+    if (recipe_.oclgrind.empty())
         race_note = "; not race-checked (" +
-                    (recipe.race_skipped.empty() ? std::string("the lab declares no race check")
-                                                 : recipe.race_skipped) +
+                    (recipe_.race_skipped.empty() ? std::string("the lab declares no race check")
+                                                  : recipe_.race_skipped) +
                     ")";
-    else if (!s.race_check || !s.oclgrind_available)
-        race_note = "; " + s.race_check_note;
+    else if (!s_.race_check || !s_.oclgrind_available)
+        race_note = "; " + s_.race_check_note;
     if (!race_note.empty()) {
-        if (kind.empty())
+        if (kind_.empty())
             return finish("pass", "pass",
-                          std::to_string(runs) + " run(s) right" + race_note + skipped_note);
-        return finish("fail", kind, reason + race_note + skipped_note);
+                          std::to_string(runs_) + " run(s) right" + race_note + skipped_note);
+        return finish("fail", kind_, reason_ + race_note + skipped_note);
     }
-    if (*stop) return finish("", "", "");
+    if (*stop_) return finish("", "", "");
     std::vector<std::string> args{"--device", "oclgrind"};
-    args.insert(args.end(), recipe.oclgrind.begin(), recipe.oclgrind.end());
+    args.insert(args.end(), recipe_.oclgrind.begin(), recipe_.oclgrind.end());
     // The lab turns Oclgrind's checks on from its own declaration; settings of the grader's own
     // environment must not turn any of them off.
     // One group at a time (deterministic, one core per race check under -j), unless the lab's
     // groups wait for one another: then as many as its declaration says meet.
-    const unsigned groups = recipe.declaration.oclgrind_groups;
+    const unsigned groups = recipe_.declaration.oclgrind_groups;
     const std::map<std::string, std::string> og_env{
         {"OCLGRIND_DATA_RACES", ""},   {"OCLGRIND_UNINITIALIZED", ""},
         {"OCLGRIND_UNIFORM_WRITES", ""}, {"OCLGRIND_MAX_ERRORS", ""},
         {"OCLGRIND_PLUGINS", ""},      {"OCLGRIND_NUM_THREADS", std::to_string(groups ? groups : 1)}};
-    const Run og = run(args, og_env, s.oclgrind_memory_bytes);
-    if (*stop) return finish("", "", "");
-    note_run(r, og, "race check on Oclgrind");
-    auto [og_kind, og_reason] = race_findings(og.verdict, recipe.variants, copy);
+    const Run og = run(args, og_env, s_.oclgrind_memory_bytes);
+    if (*stop_) return finish("", "", "");
+    note_run(r_, og, "race check on Oclgrind");
+    auto [og_kind, og_reason] = race_findings(og.verdict, recipe_.variants, copy_);
     if (og_kind.empty()) {
-        auto [k, why] = classify(og, copy, s.timeout_s);
-        if (!k.empty() && kind.empty()) {
+        auto [k, why] = classify(og, copy_, s_.timeout_s);
+        if (!k.empty() && kind_.empty()) {
             og_kind = k;
             og_reason = "on Oclgrind: " + why;
         }
     }
-    if (!kind.empty()) {  // the dynamic failure stays the grade; Oclgrind says why
+    if (!kind_.empty()) {  // the dynamic failure stays the grade; Oclgrind says why
         if (!og_kind.empty() && og_reason.rfind("on Oclgrind", 0) != 0)
-            reason += "; Oclgrind: " + og_reason;
-        return finish("fail", kind, reason + skipped_note);
+            reason_ += "; Oclgrind: " + og_reason;
+        return finish("fail", kind_, reason_ + skipped_note);
     }
     if (!og_kind.empty()) return finish("fail", og_kind, og_reason + skipped_note);
     std::string not_checked;  // a check the lab could not make (hbcheck not built)
     for (const auto &f : og.verdict.findings)
         if (f.kind == "not-checked") not_checked += "; " + f.message;
     return finish("pass", "pass",
-                  std::to_string(runs) + " run(s) right; Oclgrind: no findings" + not_checked +
+                  std::to_string(runs_) + " run(s) right; Oclgrind: no findings" + not_checked +
                       skipped_note);
+}
+
+Result grade_one(const Recipe &recipe, const std::string &student, const std::string &kernels_dir,
+                 const Settings &s, const volatile int *stop, const std::string &job_dir,
+                 const Shared *shared) {
+    const auto start = std::chrono::steady_clock::now();
+    struct Emptied {  // nothing of one submission is left for the next
+        std::string dir;
+        ~Emptied() { clear_folder(dir); }
+    } emptied{job_dir};
+    clear_folder(job_dir);
+    LabGrading grading(recipe, student, s, stop, job_dir, shared, start);
+    return grading.grade(kernels_dir);
 }
 
 // One shared process's lines: each run of each lab of a part, in order.
