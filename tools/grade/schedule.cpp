@@ -205,8 +205,8 @@ Outcome Scheduler::interrupted() {
         }
     }
     if (tty_) std::cout << "\r\033[K";
-    std::cout << "\ninterrupted (" << strsignal(g_stop) << "): " << ctx_.kept_rows + appended_ + late
-              << " finished row(s) are in " << ctx_.csv
+    std::cout << "\ninterrupted (" << strsignal(g_stop)
+              << "): " << ctx_.kept_rows + appended_ + late << " finished row(s) are in " << ctx_.csv
               << "; run the same command with --resume to go on\n";
     Outcome out;
     out.interrupted = true;

@@ -1,5 +1,6 @@
-// For synclab-grade's main and its plan, run and summary stages: the submissions stage. The students' folders
-// (--kernels: one, --class: every sub-folder), and the outputs checked to lie outside them.
+// For synclab-grade's main and its plan, run and summary stages: the submissions stage. The
+// students' folders (--kernels: one, --class: every sub-folder), and the outputs checked to lie
+// outside them.
 #pragma once
 #include <string>
 #include <vector>
