@@ -1,7 +1,7 @@
 // For synclab-grade's main and its run stage: the records the grader keeps of its grades (the
 // CSV gradebook, the JUnit reports), each behind one interface. A new format is one file
-// (record_<format>.cpp, a class deriving from Record and its factory) and one line in the
-// table of records.cpp.
+// (record_<format>.cpp, a class deriving from Record and its factory) registered in
+// records.cpp, the one place that names them.
 #pragma once
 #include <cstddef>
 #include <memory>
@@ -39,9 +39,5 @@ using Records = std::vector<std::unique_ptr<Record>>;
 // Opens every registered record, in the order of the table: each checks its output first and
 // throws UsageError with one line when it cannot be used.
 Records open_records(const RecordSettings &s);
-
-// Each record's factory (record_<format>.cpp), named in records.cpp's table.
-std::unique_ptr<Record> open_csv_record(const RecordSettings &s);
-std::unique_ptr<Record> open_junit_record(const RecordSettings &s);
 
 }  // namespace grade

@@ -2,6 +2,11 @@
 #include "record.hpp"
 
 namespace grade {
+
+// Each format's factory, defined in its own file (record_<format>.cpp).
+std::unique_ptr<Record> open_junit_record(const RecordSettings &s);
+std::unique_ptr<Record> open_csv_record(const RecordSettings &s);
+
 namespace {
 
 using Factory = std::unique_ptr<Record> (*)(const RecordSettings &);
