@@ -24,6 +24,13 @@ trap 'rm -rf "$work"' EXIT
 # A class as a class looks: a third finished every lab, a third handed in the starters, a third
 # a broken lab 01 (each kind of failure the fixtures hold) beside finished others.
 fixtures=(tests/fixtures/submissions/*/01_workgroup_reduce.cl)
+# and lab 01's fixtures kept as patches against the solution, applied (each in a folder of its own)
+for p in tests/fixtures/patches/*.patch; do
+  grep -q '^--- solutions/01_workgroup_reduce.cl' "$p" || continue
+  f="$work/fixtures/$(basename "$p" .patch)/01_workgroup_reduce.cl"
+  mkdir -p "$(dirname "$f")"
+  cp solutions/01_workgroup_reduce.cl "$f" && patch -s "$f" < "$p" && fixtures+=("$f")
+done
 for i in $(seq 1 "$n"); do
   d="$work/class/s$(printf %03d "$i")"
   mkdir -p "$d"

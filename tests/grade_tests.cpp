@@ -803,10 +803,10 @@ TEST_CASE("on a terminal a progress line says how far and the time left, and is 
 
 TEST_CASE("the grader refuses bad use in one line with exit 2") {
     TempDir out;
-    const std::string sub = test::source("tests/fixtures/submissions/correct_for_loop");
+    const std::string sub = test::fixture("correct_for_loop");
     const std::vector<std::vector<std::string>> bad{
         {},                                                           // neither mode
-        {"--kernels", sub, "--class", test::source("tests/fixtures/submissions")},
+        {"--kernels", sub, "--class", test::fixture_class()},
         {"--kernels", sub, "--labs", "99"},
         {"--kernels", out / "absent"},
         {"--kernels", sub, "--timeout", "0"},
@@ -886,7 +886,7 @@ TEST_CASE("a kernel that floods its output with printf is still graded by its an
                      "    for (int k = 0; k < 64; ++k) printf(\"work-item %d says %d\\n\", i, k);\n",
                      klass / "flood_right");
     // Wrong answer, one endless line (no newline): wrong-answer, with a short reason.
-    with_code_at_end(test::source("tests/fixtures/submissions/constant_answer/01_workgroup_reduce.cl"),
+    with_code_at_end(test::fixture("constant_answer") + "/01_workgroup_reduce.cl",
                      "    for (int k = 0; k < 256; ++k) printf(\"%d \", k);\n",
                      klass / "flood_wrong");
     const auto r = run_grader({"--class", klass.string(), "--labs", "01", "--quick", "--seed", "5",

@@ -59,13 +59,13 @@ TEST_CASE("lab02 a missing tail guard is caught where n leaves the last group pa
     for (const auto &d : test::dynamic_devices()) {
         CAPTURE(d.name);
         // 1000 = 3 whole groups and 232 elements: only group 3 reads the NaN padding.
-        auto r = run_lab(kLab02, lab02_args(d.spec(), test::fixture("no_tail_guard"), 1000));
+        auto r = run_lab(kLab02, lab02_args(d.spec(), test::fixture("no_tail_guard_02"), 1000));
         CAPTURE(r.out);
         CHECK(r.exit_code == 1);
         CHECK(r.out.find("1/4 partial sums WRONG") != std::string::npos);
         CHECK(r.out.find("first: group 3 (elements 768..999)") != std::string::npos);
         // With whole groups the same kernel is right: the guard matters only for the tail.
-        r = run_lab(kLab02, lab02_args(d.spec(), test::fixture("no_tail_guard"), 1024));
+        r = run_lab(kLab02, lab02_args(d.spec(), test::fixture("no_tail_guard_02"), 1024));
         CHECK(r.exit_code == 0);
         r = run_lab(kLab02, lab02_args(d.spec(), test::source("solutions"), 1000));
         CHECK(r.exit_code == 0);

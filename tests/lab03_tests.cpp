@@ -71,8 +71,9 @@ TEST_CASE("lab03 a missing tail guard in reducePartials is caught on every devic
     for (const auto &d : test::dynamic_devices()) {
         CAPTURE(d.name);
         auto run = [&](const std::string &variant, std::size_t n) {
-            return run_lab(kLab03, {"--device", d.spec(), "--kernels", test::fixture("no_tail_guard"),
-                                    "--variant", variant, "-n", std::to_string(n), "--wg", "64"});
+            return run_lab(kLab03, {"--device", d.spec(), "--kernels",
+                                    test::fixture("no_tail_guard_03"), "--variant", variant, "-n",
+                                    std::to_string(n), "--wg", "64"});
         };
         // 1000003 leaves a part-empty last group in every pass: NaN padding gets added.
         auto r = run("device", 1000003);
@@ -109,7 +110,7 @@ TEST_CASE("lab03 --exact catches one dropped product that the float tolerance hi
         CHECK(r.exit_code == 0);
     }
     // A wrong later pass is named as such: no tail guard in reducePartials.
-    const auto r = run_lab(kLab03, {"--kernels", test::fixture("no_tail_guard"), "--variant",
+    const auto r = run_lab(kLab03, {"--kernels", test::fixture("no_tail_guard_03"), "--variant",
                                     "device", "-n", "1000003", "--wg", "64", "--exact"});
     CHECK(r.out.find("first: pass 2 (reducePartials) group 244: nan") != std::string::npos);
 }

@@ -205,7 +205,7 @@ TEST_CASE("lab04 below the group size a device's sub-groups need, the subgroup v
 }
 
 TEST_CASE("lab04 a syntax error in the sub-group variant alone is a compile error at its line everywhere") {
-    const std::string dir = test::fixture("subgroup_syntax_error");
+    const std::string dir = test::fixture("subgroup_syntax_error_04");
     const int line = test::line_of(dir + "/04_subgroup_finish.cl", "wrong: no semicolon");
     REQUIRE(line > 0);
     std::vector<std::string> devices;

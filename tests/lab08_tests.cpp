@@ -308,7 +308,7 @@ TEST_CASE("lab08 --exact checks every group's sum of every pass, on every device
 }
 
 TEST_CASE("lab08 a syntax error in the sub-group finish alone is a compile error at its line everywhere") {
-    const std::string dir = test::fixture("subgroup_syntax_error");
+    const std::string dir = test::fixture("subgroup_syntax_error_08");
     const int line = test::line_of(dir + "/08_reduction_ladder.cl", "wrong: no semicolon");
     REQUIRE(line > 0);
     std::vector<std::string> devices;

@@ -322,7 +322,7 @@ TEST_CASE("a missing first barrier is reported as a race and with it the kernel 
     const auto r = check(test::fixture("missing_first_barrier"), "sync");
     REQUIRE(has(r, "data-race", "reduceWithSync"));
     // The race is between the product's store and the loop's first read.
-    const std::string file = test::fixture("missing_first_barrier/01_workgroup_reduce.cl");
+    const std::string file = test::fixture("missing_first_barrier") + "/01_workgroup_reduce.cl";
     const int store = test::line_of(file, "scratch[id] = a[i] * b[i];");
     bool store_named = false;
     for (const auto &f : r.findings)
@@ -335,7 +335,7 @@ TEST_CASE("a barrier inside if (id < stride) is reported as barrier divergence a
     if (!test::have_oclgrind()) return;
     const auto r = check(test::fixture("barrier_in_if"), "sync");
     REQUIRE(has(r, "barrier-divergence", "reduceWithSync"));
-    const int line = test::line_of(test::fixture("barrier_in_if/01_workgroup_reduce.cl"),
+    const int line = test::line_of(test::fixture("barrier_in_if") + "/01_workgroup_reduce.cl",
                                    "barrier(CLK_LOCAL_MEM_FENCE);", 2);
     bool at_line = false;
     for (const auto &f : r.findings) at_line |= f.kind == "barrier-divergence" && f.line == line;

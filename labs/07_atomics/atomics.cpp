@@ -1,5 +1,6 @@
 // Lab 07's parts (atomics.hpp): the host side of each kernel's contract, checked exactly.
 #include "atomics.hpp"
+#include "declaration.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -14,6 +15,9 @@
 using namespace synclab;
 
 namespace lab07 {
+
+// The kernel column of every table: as wide as the longest kernel name.
+const int kNameWidth = kLab.kernel_width(14);
 
 namespace {
 
@@ -198,7 +202,7 @@ static Verdict conclude(Part &p, const std::string &variant, const std::vector<s
     Verdict v{variant, true, ""};
     for (std::size_t i = 0; i < names.size(); ++i) {
         const Tally &t = tallies[i];
-        std::printf("%-14s median %9.4f ms  %s\n", names[i].c_str(), median(t.ms),
+        std::printf("%-*s median %9.4f ms  %s\n", kNameWidth, names[i].c_str(), median(t.ms),
                     t.text(p.s.trials).c_str());
         p.csv("variant", variant)("kernel", names[i])("groups", p.s.groups)("wg", p.s.wg)(
             "trials", p.s.trials)("wrong_trials", t.wrong_trials)("median_ms", median(t.ms));
@@ -235,8 +239,8 @@ Verdict Part::counts(const std::string &variant) {
         }
         if (!lost_g && !lost_l) ms_of[name] = median(ms);  // right answers only
         const double updates = double(s.n) * s.trials;
-        std::printf("%-14s median %9.4f ms  global: %ld of %.0f updates lost (%d/%d trials)",
-                    name.c_str(), median(ms), lost_g, updates, some_g, s.trials);
+        std::printf("%-*s median %9.4f ms  global: %ld of %.0f updates lost (%d/%d trials)",
+                    kNameWidth, name.c_str(), median(ms), lost_g, updates, some_g, s.trials);
         if (local) std::printf("  local: %ld lost (%d/%d trials)", lost_l, some_l, s.trials);
         const bool wrong = lost_g || lost_l;
         std::printf("  %s\n", !wrong ? "verified" : demo ? "WRONG (expected: the read-add-write is not atomic)"
@@ -440,7 +444,7 @@ std::optional<Verdict> Part::floatsum(const std::string &variant) {
             text = wrong + why;
             if (skipped.empty()) skipped = names[i] + " " + why;
         }
-        std::printf("%-14s median %9.4f ms  %s", names[i].c_str(), median(t.ms), text.c_str());
+        std::printf("%-*s median %9.4f ms  %s", kNameWidth, names[i].c_str(), median(t.ms), text.c_str());
         if (measured && !t.wrong_trials) std::printf("  (%.2f tries per add)", tries[i] / measured);
         std::printf("\n");
         csv("variant", variant)("kernel", names[i])("groups", s.groups)("wg", s.wg)(

@@ -96,7 +96,8 @@ static int run(Lab &lab) {
         else verdicts.push_back(part.syncreduce(v));
     }
     for (const auto &v : skipped) {
-        std::printf("%-14s skipped: %s\n", lab.kernel_name(v).c_str(), builds.why_not[v].c_str());
+        std::printf("%-*s skipped: %s\n", kLab.kernel_width(14), lab.kernel_name(v).c_str(),
+                    builds.why_not[v].c_str());
         lab.skipped(v, builds.why_not[v]);
     }
     return lab.exit_code(verdicts);

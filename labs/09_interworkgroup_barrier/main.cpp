@@ -72,13 +72,16 @@ static int run(Lab &lab) {
 
     Csv csv = lab.csv({"method", "groups", "parts", "steps", "work", "n", "wg", "ms",
                        "per_sync_us", "verified", "gave_up"});
-    std::printf("%-28s %7s %6s %10s %12s  %s\n", "kernel (method)", "groups", "took", "ms",
+    int width = 15;  // "kernel (method)", or the longest label
+    for (const Method &mm : m.list)
+        width = std::max({width, int(mm.label.size()), int(mm.kernel_name.size())});
+    std::printf("%-*s %7s %6s %10s %12s  %s\n", width, "kernel (method)", "groups", "took", "ms",
                 "us per step", "result");
     std::vector<Verdict> verdicts;
     double wait_us = 0, queue_us = 0, best_us = 0;
     for (Method &mm : m.list) {
         if (!mm.skipped.empty()) {
-            std::printf("%-28s not run: %s\n", mm.kernel_name.c_str(), mm.skipped.c_str());
+            std::printf("%-*s not run: %s\n", width, mm.kernel_name.c_str(), mm.skipped.c_str());
             lab.skipped(mm.variant, mm.skipped);
             continue;
         }
@@ -86,7 +89,7 @@ static int run(Lab &lab) {
         const Outcome o = steps.run(mm.kernel, mm.how, groups, w, mm.discovered);
         const double us = o.ms * 1000 / w.steps;
         if (mm.how == How::InKernel) lab.groups_met(mm.variant, o.parts);
-        std::printf("%-28s %7zu %6zu %10.3f %12.2f  %s\n", mm.label.c_str(), o.launched, o.parts,
+        std::printf("%-*s %7zu %6zu %10.3f %12.2f  %s\n", width, mm.label.c_str(), o.launched, o.parts,
                     o.ms, us, o.text().c_str());
         if (mm.how == How::RelaunchWait) wait_us = us;
         if (mm.how == How::RelaunchQueue) queue_us = us;

@@ -50,10 +50,14 @@ static int run(Lab &lab) {
     Csv csv = lab.csv({"variant", "kernel", "I", "J", "block", "sweeps", "ms", "us_per_sweep",
                        "gbps", "copy_gbps", "pct_copy", "host_us_per_sweep", "groups", "parts",
                        "verified", "gave_up"});
-    std::printf("%-28s %8s %10s %12s %9s %8s  %s\n", "kernel (variant)", "block", "ms",
+    int width = 16;  // "kernel (variant)", or the longest "kernel (variant)" run here
+    for (const auto &v : chosen)
+        for (const auto &k : lab.decl.find(v)->kernels)
+            width = std::max(width, int(k.size() + v.size() + 3));
+    std::printf("%-*s %8s %10s %12s %9s %8s  %s\n", width, "kernel (variant)", "block", "ms",
                 "us per sweep", "GB/s", "% copy", "result");
     const double host_us = host_ms * 1000 / s.sweeps;
-    std::printf("%-28s %8s %10.3f %12.2f %9.2f %8s  (%u threads)\n", "host sweep", "-", host_ms,
+    std::printf("%-*s %8s %10.3f %12.2f %9.2f %8s  (%u threads)\n", width, "host sweep", "-", host_ms,
                 host_us, gb_per_s(bytes, host_us / 1000), "-", threads);
     std::vector<Verdict> verdicts;
     double relaunch_us = 0, best_gbps = 0;
@@ -69,7 +73,7 @@ static int run(Lab &lab) {
         }
         char pct[16] = "-";
         if (copy_gbps > 0) std::snprintf(pct, sizeof pct, "%.1f", percent_of(gbps, copy_gbps));
-        std::printf("%-28s %8s %10.3f %12.2f %9.2f %8s  %s\n", (name + " (" + variant + ")").c_str(),
+        std::printf("%-*s %8s %10.3f %12.2f %9.2f %8s  %s\n", width, (name + " (" + variant + ")").c_str(),
                     b.text().c_str(), r.ms, us, gbps, pct, result.c_str());
         const bool ok = result.rfind("verified", 0) == 0;
         if (ok) best_gbps = std::max(best_gbps, gbps);

@@ -16,6 +16,12 @@ const Variant *Declaration::find(const std::string &variant) const {
     return nullptr;
 }
 
+int Declaration::kernel_width(std::size_t at_least) const {
+    for (const auto &v : variants)
+        for (const auto &k : v.kernels) at_least = std::max(at_least, k.size());
+    return static_cast<int>(at_least);
+}
+
 static std::string joined(const std::vector<std::string> &v, char sep) {
     std::string out;
     for (const auto &s : v) out += (out.empty() ? "" : std::string(1, sep)) + one_field(s);

@@ -55,6 +55,9 @@ struct Declaration {
     std::string executable() const { return "lab" + dir; }         // "lab01_workgroup_reduce"
     std::string kernel_file() const { return dir + ".cl"; }        // "01_workgroup_reduce.cl"
     const Variant *find(const std::string &variant) const;
+    // The longest kernel name of any variant, at least `at_least`: the width of a table's kernel
+    // column, so that its rows align whatever a kernel is called.
+    int kernel_width(std::size_t at_least = 0) const;
 };
 
 // The machine-readable form, version 1 (docs/contract.md): one record per line,
