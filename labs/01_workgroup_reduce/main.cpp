@@ -36,13 +36,15 @@ static int run(Lab &lab) {
         const DotTrials r = run_dot_trials(lab.env, kernel, lab.poison(), groups, wg, trials,
                                            lab.rng, o.exact);
         verdicts.push_back({variant, r.clean(), r.summary(lab.kernel_name(variant))});
-        std::printf("%-15s device %12.4f  host %12.4f  %s\n", lab.kernel_name(variant).c_str(),
+        std::printf("%-*s device %12.4f  host %12.4f  %s\n", lab.decl.kernel_width(15),
+                    lab.kernel_name(variant).c_str(),
                     r.first_device, r.first_host,
                     r.clean() ? "verified"
                     : lab.is_demonstration(variant) ? "WRONG (expected: it has no barriers)"
                                                     : "WRONG");
         if (trials > 1 || groups > 1)
-            std::printf("%-15s %d/%d trials wrong, %zu/%zu group partials wrong\n", "",
+            std::printf("%-*s %d/%d trials wrong, %zu/%zu group partials wrong\n",
+                        lab.decl.kernel_width(15), "",
                         r.wrong_trials, r.trials, r.wrong_groups, r.groups);
         csv("variant", variant)("groups", groups)("wg", wg)("trials", r.trials)(
             "wrong_trials", r.wrong_trials)("wrong_groups", r.wrong_groups)(

@@ -76,20 +76,22 @@ static int run(Lab &lab) {
         const double ms = median(r.kernel_ms);
         verdicts.push_back({variant, r.clean(), r.summary(lab.kernel_name(variant))});
         if (r.clean()) times.emplace_back(variant, ms);
-        std::printf("%-15s device %12.4f  host %12.4f  %s\n", lab.kernel_name(variant).c_str(), r.first_device,
+        std::printf("%-*s device %12.4f  host %12.4f  %s\n", lab.decl.kernel_width(15),
+                    lab.kernel_name(variant).c_str(), r.first_device,
                     r.first_host,
                     r.clean() ? "verified"
                     : lab.is_demonstration(variant)
                         ? "WRONG (expected where the work-items do not run in lockstep)"
                         : "WRONG");
-        std::printf("%-15s %d/%d trials wrong, %zu/%zu group partials wrong, median %.4f ms\n",
-                    "", r.wrong_trials, r.trials, r.wrong_groups, r.groups, ms);
+        std::printf("%-*s %d/%d trials wrong, %zu/%zu group partials wrong, median %.4f ms\n",
+                    lab.decl.kernel_width(15), "", r.wrong_trials, r.trials, r.wrong_groups, r.groups, ms);
         csv("variant", variant)("groups", groups)("wg", wg)("simd", width)("trials", r.trials)(
             "wrong_trials", r.wrong_trials)("wrong_groups", r.wrong_groups)("median_kernel_ms", ms);
         csv.row();
     }
     if (!skipped.empty()) {
-        std::printf("%-15s skipped: %s\n", "reduceSubgroup", skipped.c_str());
+        std::printf("%-*s skipped: %s\n", lab.decl.kernel_width(15), "reduceSubgroup",
+                    skipped.c_str());
         lab.skipped("subgroup", skipped);
     }
 

@@ -1,4 +1,5 @@
 #include "divergence.hpp"
+#include "declaration.hpp"
 
 #include <algorithm>
 #include <cfloat>
@@ -138,8 +139,9 @@ void print_row(const std::string &kernel, const std::string &branch, double ms,
                const std::string &model, const std::string &result) {
     char t[32] = "       ms";
     if (ms >= 0) std::snprintf(t, sizeof t, "%9.3f", ms);
-    std::printf("%-20s %-15s %s  %-20s %8s %7s  %-28s  %s\n", kernel.c_str(), branch.c_str(), t,
-                against.c_str(), ratio.c_str(), theory.c_str(), model.c_str(), result.c_str());
+    static const int kw = kLab.kernel_width(20);  // kernel and against: kernel names
+    std::printf("%-*s %-15s %s  %-*s %8s %7s  %-28s  %s\n", kw, kernel.c_str(), branch.c_str(), t,
+                kw, against.c_str(), ratio.c_str(), theory.c_str(), model.c_str(), result.c_str());
 }
 
 std::string verdict_text(const Run &r, std::size_t n) {

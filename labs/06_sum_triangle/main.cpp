@@ -86,7 +86,7 @@ static int run(Lab &lab) {
     for (const auto &v : skipped) {
         const std::string why = "N = " + std::to_string(n) + " is more than one work-group holds "
                                 "here (" + std::to_string(dev.max_wg) + "): see --variant groups";
-        std::printf("%-11s skipped: %s\n", v.c_str(), why.c_str());
+        std::printf("%-*s skipped: %s\n", lab.decl.variant_width(11), v.c_str(), why.c_str());
         lab.skipped(v, why);
     }
     Csv csv = lab.csv({"sweep", "variant", "n", "wg", "groups", "trials", "wrong_trials",
@@ -99,7 +99,8 @@ static int run(Lab &lab) {
         csv.row();
     };
 
-    std::printf("%-11s %-22s %10s  %s\n", "variant", "kernel", "median ms", "result");
+    const int vw = lab.decl.variant_width(11), kw = lab.decl.kernel_width(22);
+    std::printf("%-*s %-*s %10s  %s\n", vw, "variant", kw, "kernel", "median ms", "result");
     std::vector<Verdict> verdicts;
     for (auto &r : runs) {
         const Tally y = trials_of(t, r, wg, trials);
@@ -108,7 +109,7 @@ static int run(Lab &lab) {
                                           " trials verified"
                                     : std::to_string(y.wrong_trials) + "/" +
                                           std::to_string(trials) + " trials wrong: " + y.first;
-        std::printf("%-11s %-22s %10.4f  %s%s\n", r.variant.c_str(),
+        std::printf("%-*s %-*s %10.4f  %s%s\n", vw, r.variant.c_str(), kw,
                     lab.kernel_name(r.variant).c_str(), median(y.ms), ok ? "" : "WRONG, ",
                     says.c_str());
         verdicts.push_back({r.variant, ok, says});

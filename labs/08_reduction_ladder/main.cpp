@@ -78,7 +78,8 @@ static int run(Lab &lab) {
                        "trials", "median_ms", "gbps", "read_gbps", "pct_of_read", "copy_gbps",
                        "pct_of_copy", "clblast_gbps", "x_clblast", "host_gbps", "pct_of_host",
                        "verified"});
-    std::printf("%-4s %-22s %6s %7s %11s %8s%s  %s\n", "rung", "kernel", "passes", "groups",
+    const int vw = lab.decl.variant_width(4), kw = lab.decl.kernel_width(22);
+    std::printf("%-*s %-*s %6s %7s %11s %8s%s  %s\n", vw, "rung", kw, "kernel", "passes", "groups",
                 "time ms", "GB/s", Bounds::header(), "result");
 
     std::vector<Verdict> verdicts;
@@ -92,14 +93,14 @@ static int run(Lab &lab) {
         const std::string &name = lab.kernel_name(variant);
         const Rung &r = rung(variant);
         if (r.float4 && skip_float4) {
-            std::printf("%-4s %-22s skipped: Oclgrind's uninitialised-value check crashes on float4 "
-                        "loads; run with OCLGRIND_UNINITIALIZED=0 to include it\n",
-                        variant.c_str(), name.c_str());
+            std::printf("%-*s %-*s skipped: Oclgrind's uninitialised-value check crashes on "
+                        "float4 loads; run with OCLGRIND_UNINITIALIZED=0 to include it\n",
+                        vw, variant.c_str(), kw, name.c_str());
             lab.skipped(variant, "Oclgrind's uninitialised-value check crashes on float4 loads");
             continue;
         }
         const Measured m = measure_rung(lab.env, kernel, r, l);
-        std::printf("%-4s %-22s %6zu %7zu ", variant.c_str(), name.c_str(), m.passes.size(),
+        std::printf("%-*s %-*s %6zu %7zu ", vw, variant.c_str(), kw, name.c_str(), m.passes.size(),
                     m.passes[0].groups);
         csv("rung", variant)("kernel", name)("device", dev.name)("n", l.n)("wg", l.wg)(
             "passes", m.passes.size())("groups", m.passes[0].groups)("layout", layout)(

@@ -22,6 +22,11 @@ int Declaration::kernel_width(std::size_t at_least) const {
     return static_cast<int>(at_least);
 }
 
+int Declaration::variant_width(std::size_t at_least) const {
+    for (const auto &v : variants) at_least = std::max(at_least, v.name.size());
+    return static_cast<int>(at_least);
+}
+
 static std::string joined(const std::vector<std::string> &v, char sep) {
     std::string out;
     for (const auto &s : v) out += (out.empty() ? "" : std::string(1, sep)) + one_field(s);

@@ -58,6 +58,8 @@ struct Declaration {
     // The longest kernel name of any variant, at least `at_least`: the width of a table's kernel
     // column, so that its rows align whatever a kernel is called.
     int kernel_width(std::size_t at_least = 0) const;
+    // The same for the variants' names.
+    int variant_width(std::size_t at_least = 0) const;
 };
 
 // The machine-readable form, version 1 (docs/contract.md): one record per line,
