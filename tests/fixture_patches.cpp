@@ -94,8 +94,8 @@ std::string apply_patch(const std::string &base, const std::string &patch, const
 }
 
 // The patch's comment lines ("// ...") before the diff, then the patched file.
-fs::path materialise(const std::string &name, const fs::path &into) {
-    const fs::path patch_file = source("tests/fixtures/patches/" + name + ".patch");
+fs::path materialise(const fs::path &patch_file, const fs::path &into) {
+    const std::string name = patch_file.stem().string();
     const std::string patch = read_all(patch_file);
     std::string header, base_rel;
     for (const auto &l : lines_of(patch)) {
@@ -115,7 +115,8 @@ fs::path materialise(const std::string &name, const fs::path &into) {
 
 std::string fixture(const std::string &name) {
     if (fs::exists(source("tests/fixtures/patches/" + name + ".patch")))
-        return materialise(name, scratch().dir / "one").string();
+        return materialise(source("tests/fixtures/patches/" + name + ".patch"),
+                           scratch().dir / "one").string();
     return source("tests/fixtures/submissions/" + name);
 }
 
@@ -126,7 +127,16 @@ std::string fixture_class() {
     for (const auto &e : fs::directory_iterator(source("tests/fixtures/submissions")))
         fs::copy(e.path(), dir / e.path().filename(), fs::copy_options::recursive);
     for (const auto &e : fs::directory_iterator(source("tests/fixtures/patches")))
-        if (e.path().extension() == ".patch") materialise(e.path().stem().string(), dir);
+        if (e.path().extension() == ".patch") materialise(e.path(), dir);
+    return dir.string();
+}
+
+std::string stress_class() {
+    const fs::path dir = scratch().dir / "stress";
+    if (fs::exists(dir)) return dir.string();
+    fs::create_directories(dir);
+    for (const auto &e : fs::directory_iterator(source("tests/fixtures/stress")))
+        if (e.path().extension() == ".patch") materialise(e.path(), dir);
     return dir.string();
 }
 

@@ -17,6 +17,9 @@ std::string lab(const std::string &name);     // build/bin/<name>
 // applied (fixture_patches.cpp). fixture_class(): a folder holding every fixture, one a student.
 std::string fixture(const std::string &name);
 std::string fixture_class();
+// A folder with tests/fixtures/stress/*.patch applied, one a student: protocol bugs that only
+// the grader's stress schedules show.
+std::string stress_class();
 // `patch` (a unified diff) applied to `base`; throws naming the fixture when it does not apply.
 std::string apply_patch(const std::string &base, const std::string &patch, const std::string &name);
 

@@ -44,6 +44,11 @@ inline const synclab::Declaration kLab{
                 {"--exact", "--trials", "2", "--groups", "2", "--wg", "1024", "--iters", "8"}},
     .race_check = {"--groups", "3", "--wg", "16", "--iters", "4"},
     .oclgrind_groups = 4,  // groups that wait for one another meet; hbcheck judges their fences
+    // Stress schedules: the lock and the family's countdown and append between groups of one
+    // work-item each, so every group's first work-item runs the protocol (synclab/stress.hpp).
+    .stress_schedules = 3,
+    .stress_args = {"--variant", "lock,family", "--exact", "--wg", "1", "--groups", "8",
+                    "--trials", "4"},
     .options =
         [](cxxopts::Options &p) {
             p.add_options()

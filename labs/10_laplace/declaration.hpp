@@ -30,6 +30,9 @@ inline const synclab::Declaration kLab{
     // halo load without its guard reads past the grid there.
     .race_check = {"--grid", "16x12", "--block", "8x4", "--sweeps", "3"},
     .oclgrind_groups = 4,  // groups that wait for one another meet; hbcheck judges their fences
+    // Stress schedules: all sweeps in one launch, with its grid barrier, many sweeps.
+    .stress_schedules = 3,
+    .stress_args = {"--variant", "persistent", "--grid", "67x45", "--wg", "32", "--sweeps", "20"},
     .options =
         [](cxxopts::Options &p) {
             p.add_options()

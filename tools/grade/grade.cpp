@@ -17,6 +17,7 @@
 
 #include "process.hpp"
 #include "synclab/oclgrind.hpp"
+#include "synclab/stress.hpp"
 #include "synclab/verdict.hpp"
 
 namespace fs = std::filesystem;
@@ -210,6 +211,13 @@ std::map<std::string, std::string> dynamic_run_env(const synclab::Declaration &l
             {"POCL_PTHREAD_MIN_THREADS", ""}};
 }
 
+std::map<std::string, std::string> stress_run_env(const synclab::Declaration &lab) {
+    auto env = dynamic_run_env(lab);
+    const std::string threads = std::to_string(synclab::kStressThreads);
+    env["POCL_CPU_MAX_CU_COUNT"] = env["POCL_MAX_PTHREAD_COUNT"] = threads;
+    return env;
+}
+
 bool oclgrind_listed(const std::string &executable, const volatile int *stop) {
     synclab::ProcessLimits limits;
     limits.timeout_s = 60;
@@ -360,7 +368,7 @@ private:
 
     Result finish(std::string grade, std::string kind, std::string reason);
     Run run(std::vector<std::string> args, std::map<std::string, std::string> env,
-            std::size_t memory);
+            std::size_t memory, bool variants = true);
     std::vector<Run> run_batch(const std::vector<synclab::Args> &sets, const std::string &device,
                                std::size_t memory);
     void note_skips(const Run &run_result);
@@ -368,6 +376,8 @@ private:
     std::size_t judge_runs(const std::vector<Run> &done, std::size_t from,
                            const std::string &on_device);
     Result race_check(const std::string &skipped_note);
+    Result stress(const std::string &passed);
+    std::string kernels_dir_;  // the student's own folder, as the grader was given it
 };
 
 Result LabGrading::finish(std::string grade, std::string kind, std::string reason) {
@@ -380,10 +390,10 @@ Result LabGrading::finish(std::string grade, std::string kind, std::string reaso
 }
 
 Run LabGrading::run(std::vector<std::string> args, std::map<std::string, std::string> env,
-                    std::size_t memory) {
+                    std::size_t memory, bool variants) {
     Run out;
-    out.argv = {exe_, "--kernels", copy_, "--verdict", verdict_file_, "--variant",
-                join(recipe_.variants, ",")};
+    out.argv = {exe_, "--kernels", copy_, "--verdict", verdict_file_};
+    if (variants) out.argv.insert(out.argv.end(), {"--variant", join(recipe_.variants, ",")});
     out.argv.insert(out.argv.end(), args.begin(), args.end());
     if (s_.seed) out.argv.insert(out.argv.end(), {"--seed", std::to_string(s_.seed)});
     // Only bounds a lab orphaned by a killed grader.
@@ -522,6 +532,7 @@ bool LabGrading::dynamic_runs() {
 }
 
 Result LabGrading::grade(const std::string &kernels_dir) {
+    kernels_dir_ = kernels_dir;
     const Staged staged = stage_submission(kernels_dir, copy_, recipe_.kernel_file);
     if (!staged.refused.empty()) return finish("fail", "refused", staged.refused);
     if (std::find(staged.files.begin(), staged.files.end(), recipe_.kernel_file) ==
@@ -558,9 +569,7 @@ Result LabGrading::race_check(const std::string &skipped_note) {
     else if (!s_.race_check || !s_.oclgrind_available)
         race_note = "; " + s_.race_check_note;
     if (!race_note.empty()) {
-        if (kind_.empty())
-            return finish("pass", "pass",
-                          std::to_string(runs_) + " run(s) right" + race_note + skipped_note);
+        if (kind_.empty()) return stress(std::to_string(runs_) + " run(s) right" + race_note + skipped_note);
         return finish("fail", kind_, reason_ + race_note + skipped_note);
     }
     if (*stop_) return finish("", "", "");
@@ -595,9 +604,41 @@ Result LabGrading::race_check(const std::string &skipped_note) {
     std::string not_checked;  // a check the lab could not make (hbcheck not built)
     for (const auto &f : og.verdict.findings)
         if (f.kind == "not-checked") not_checked += "; " + f.message;
-    return finish("pass", "pass",
-                  std::to_string(runs_) + " run(s) right; Oclgrind: no findings" + not_checked +
-                      skipped_note);
+    return stress(std::to_string(runs_) + " run(s) right; Oclgrind: no findings" + not_checked +
+                  skipped_note);
+}
+
+// (3) Stress schedules, for a lab that declares them and passed so far: its protocols between
+// work-groups run again in one process, each schedule with delays injected at the atomics and
+// fences, on the lab's own device (POCL's CPU, which otherwise never shows their windows). A
+// schedule that goes wrong fails the lab, named by its seed with the command that repeats it on
+// the student's folder.
+Result LabGrading::stress(const std::string &passed) {
+    const synclab::Declaration &d = recipe_.declaration;
+    if (!d.stress_schedules) return finish("pass", "pass", passed);
+    if (!s_.stress)
+        return finish("pass", "pass",
+                      passed + (s_.quick ? "; not stress-tested (--quick)"
+                                         : "; not stress-tested (--no-stress)"));
+    if (*stop_) return finish("", "", "");
+    const unsigned n = s_.stress_schedules ? s_.stress_schedules : d.stress_schedules;
+    std::vector<std::string> args{"--stress", std::to_string(n)};
+    args.insert(args.end(), d.stress_args.begin(), d.stress_args.end());
+    const Run st = run(args, stress_run_env(d), s_.device_memory_bytes.front(), false);
+    if (*stop_) return finish("", "", "");
+    note_run(r_, st, "stress schedules");
+    const auto &v = st.verdict;
+    if (v.finished && v.exit_code == 0 && st.process.exited && st.process.exit_code == 0)
+        return finish("pass", "pass", passed + "; " + std::to_string(n) + " stress schedule(s) right");
+    auto [kind, why] = classify(st, copy_, s_.timeout_s);
+    if (kind.empty()) std::tie(kind, why) = std::pair<std::string, std::string>("error", "the stress run failed");
+    if (v.schedule.empty()) return finish("fail", kind, "under stress: " + why);
+    std::vector<std::string> again{"--kernels", kernels_dir_};
+    again.insert(again.end(), d.stress_args.begin(), d.stress_args.end());
+    const std::string repeat =
+        synclab::stress_repeat_command(recipe_.executable, again, std::stoull(v.schedule));
+    return finish("fail", "stress",
+                  "wrong under stress schedule " + v.schedule + ": " + why + "; repeat it: " + repeat);
 }
 
 Result grade_one(const Recipe &recipe, const std::string &student, const std::string &kernels_dir,

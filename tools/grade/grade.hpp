@@ -38,6 +38,8 @@ struct Settings {
     bool oclgrind_available = false;
     std::string race_check_note;  // why the race check is off, for passing rows
     bool quick = false;         // only each recipe's first dynamic run
+    bool stress = true;         // false: --quick or --no-stress
+    unsigned stress_schedules = 0;  // per lab (0: its declaration's)
     // The user's own OCL_ICD_VENDORS ("" = none): the folder the grader's device lookup made
     // for itself is not the children's.
     std::string icd_vendors;
@@ -84,6 +86,10 @@ std::set<std::string> runner_labs(const std::string &runner, const std::vector<R
 // threads a process on a busy 8-core host left a right barrier's groups unscheduled past its
 // budget: graded wrong). The price: a spin barrier is graded over two groups.
 std::map<std::string, std::string> dynamic_run_env(const synclab::Declaration &lab);
+
+// The environment of a lab's stress schedules: as its dynamic runs', with more POCL threads than
+// the grading machine's two cores (synclab::kStressThreads), as a student's --stress run has.
+std::map<std::string, std::string> stress_run_env(const synclab::Declaration &lab);
 
 // Whether the lab lists an Oclgrind device. It ends its child when *stop becomes non-zero.
 bool oclgrind_listed(const std::string &executable, const volatile int *stop = nullptr);

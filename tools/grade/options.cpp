@@ -56,7 +56,11 @@ network, only the copy writable; SYNCLAB_GRADE_SANDBOX=off turns it off), always
   2. the race check: the lab on Oclgrind, which reports data races, barrier divergence,
      out-of-bounds and uninitialized accesses: any of them fails the lab, told in one line
      (what, kernel, file:line, likely fix). Skipped, and said so in every row, when Oclgrind
-     is not installed (or with --quick / --no-oclgrind).
+     is not installed (or with --quick / --no-oclgrind);
+  3. stress schedules, for labs whose work-groups wait for one another (07, 09, 10): the lab
+     runs its protocols again, each schedule with delays injected at its atomics and fences
+     (--stress N schedules; --no-stress or --quick: none). A wrong answer under one fails the
+     lab, named with the schedule's seed and the command that repeats it.
 A lab whose file is not in the folder is "missing". Demonstration variants (lab 01's nosync)
 are never graded; a variant no device here can run, and a run above the device's largest
 work-group, are "not checked (why)" (a lab with no run made is an error, never a pass).
@@ -120,6 +124,9 @@ Options parse_options(int argc, char **argv) {
         ("restart", "empty the gradebook first (its rows are lost)")
         ("quick", "one dynamic run per lab and no race check: a fast first pass")
         ("no-oclgrind", "skip the race check on Oclgrind")
+        ("stress", "stress schedules for each lab that declares them (default: the lab's own "
+                   "number)", cxxopts::value<std::string>(), "N")
+        ("no-stress", "skip the stress schedules")
         ("list-labs", "list the labs this build can grade, then exit")
         ("h,help", "show this help");
     cxxopts::ParseResult o;
@@ -155,6 +162,9 @@ Options parse_options(int argc, char **argv) {
     opt.restart = o.count("restart") > 0;
     opt.quick = o.count("quick") > 0;
     opt.no_oclgrind = o.count("no-oclgrind") > 0;
+    opt.no_stress = o.count("no-stress") > 0;
+    opt.has_stress = o.count("stress") > 0;
+    if (opt.has_stress) opt.stress_text = o["stress"].as<std::string>();
     return opt;
 }
 
@@ -188,6 +198,13 @@ void check_options(Options &o) {
                                                      "one lab at a time is the least"));
     if (o.has_jobs && o.jobs_text.find('.') != std::string::npos)
         throw UsageError("--jobs " + o.jobs_text + " is not a whole number");
+    if (o.has_stress) {
+        if (!std::regex_match(o.stress_text, std::regex("[0-9]{1,4}")) || o.stress_text == "0")
+            throw UsageError("--stress '" + o.stress_text + "' is no number of schedules: give 1 "
+                             "to 9999 (or --no-stress for none)");
+        if (o.no_stress) throw UsageError("--stress N and --no-stress contradict: give one");
+        o.stress = static_cast<unsigned>(std::stoul(o.stress_text));
+    }
 }
 
 }  // namespace grade

@@ -19,12 +19,15 @@ struct Options {
     std::string timeout_text, memory_text, seed_text, jobs_text;
     bool has_memory = false, has_jobs = false;
     std::string csv, junit;  // as given
-    bool resume = false, restart = false, quick = false, no_oclgrind = false;
+    bool resume = false, restart = false, quick = false, no_oclgrind = false, no_stress = false;
+    bool has_stress = false;
+    std::string stress_text;  // --stress N
     // Set by check_options:
     double timeout = 60;
     std::size_t memory_mib = 4096;
     std::uint64_t seed = 0;
     unsigned jobs = 1;
+    unsigned stress = 0;  // --stress N: schedules per lab that declares them (0: its own number)
 };
 
 // The command line as given; a malformed one throws UsageError with one line.

@@ -68,6 +68,8 @@ void check_race(Settings &settings, const Options &o, const std::string &lab,
                 const volatile int *stop) {
     settings.quick = o.quick;
     settings.race_check = !settings.quick && !o.no_oclgrind;
+    settings.stress = !settings.quick && !o.no_stress;
+    settings.stress_schedules = o.stress;
     if (!settings.race_check) {
         settings.race_check_note = settings.quick ? "not race-checked (--quick)"
                                                   : "not race-checked (--no-oclgrind)";

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "synclab/stress.hpp"
 #include "synclab/verdict.hpp"
 
 namespace fs = std::filesystem;
@@ -43,7 +44,15 @@ Lab::Lab(const Declaration &d, Options o)
 }
 
 cl::Program Lab::program(const std::string &options) const {
-    return build_program(env.context, env.info.device, decl.kernel_file(), opt.kernels, options);
+    return build_program(env.context, env.info.device, decl.kernel_file(), opt.kernels, options,
+                         stress_seed_ ? stress_prelude() : "");
+}
+
+void Lab::stress_schedule(std::uint64_t s) {
+    seed = s;
+    rng.seed(s);
+    stress_seed_ = s;
+    set_stress_schedule(s);
 }
 
 std::vector<std::string> Lab::selected_variants() const {
@@ -250,7 +259,7 @@ int Lab::finish(int rc) {
     if (unchecked.empty() && !env.hbcheck.empty() && readable && !hbcheck_seen_)
         unchecked = "hbcheck (" + env.hbcheck + ") did not run: Oclgrind could not load it (its "
                     "message is on standard error)";
-    const bool hbcheck_ran = !env.hbcheck.empty() && unchecked.empty();
+    const bool judged = !env.hbcheck.empty() && unchecked.empty();
     if (!readable)
         std::printf("Oclgrind: its reports went to %s, not a regular file the lab can read back: "
                     "they were not checked (leave OCLGRIND_LOG unset, or name a file)\n",
@@ -258,7 +267,7 @@ int Lab::finish(int rc) {
     else if (!oclgrind_findings_)
         std::printf("Oclgrind: no data race%s, barrier divergence, out-of-bounds or uninitialised "
                     "access reported\n",
-                    hbcheck_ran ? ", unordered access between work-groups (hbcheck)" : "");
+                    judged ? ", unordered access between work-groups (hbcheck)" : "");
     if (!unchecked.empty()) {
         const std::string why = "fences between work-groups not checked: " + unchecked;
         verdict::finding("-", "not-checked", "", why);  // not a failing kind: the grader says it
@@ -415,6 +424,49 @@ int guarded_main(const char *program, const std::function<int()> &body) {
 
 namespace {
 
+// The command that repeats stress schedule `seed` alone: this one's arguments without its
+// --stress, --seed, --verdict and --csv.
+std::string repeat_command(const std::string &program, int argc, char **argv, std::uint64_t seed) {
+    std::vector<std::string> kept;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        bool dropped = false;
+        for (const std::string n : {"--stress", "--seed", "--verdict", "--csv"}) {
+            if (a == n && i + 1 < argc) ++i;  // and its value
+            if (a == n || a.rfind(n + "=", 0) == 0) dropped = true;
+        }
+        if (!dropped) kept.push_back(a);
+    }
+    return stress_repeat_command(program, kept, seed);
+}
+
+// --stress N: the body once per schedule, schedule k with seed S+k (inputs and delays alike),
+// until one is not verified; that one is named, with the command that repeats it.
+int run_stress(Lab &lab, const std::function<int(Lab &)> &body, int argc, char **argv) {
+    if (!lab.env.info.is_pocl() || !lab.env.info.is_cpu())
+        throw UsageError("--stress runs on POCL's CPU device (its kernels run in this process and "
+                         "read the schedule from it): leave out --device, or give --device pocl");
+    const std::uint64_t first = lab.seed;
+    const unsigned n = lab.opt.stress;
+    for (unsigned k = 0; k < n; ++k) {
+        const std::uint64_t seed = first + k;
+        lab.stress_schedule(seed);
+        std::printf("== stress schedule %u of %u: seed %llu\n", k + 1, n,
+                    static_cast<unsigned long long>(seed));
+        std::fflush(stdout);
+        const int rc = body(lab);
+        lab.env.queue.finish();
+        if (rc == kOk) continue;
+        verdict::schedule(seed);
+        std::printf("stress schedule %u of %u failed; repeat it with: %s\n", k + 1, n,
+                    repeat_command(lab.decl.executable(), argc, argv, seed).c_str());
+        return rc;
+    }
+    std::printf("stress: all %u schedules verified (delays injected at the atomics and fences; "
+                "a protocol can still be wrong under a schedule not tried)\n", n);
+    return kOk;
+}
+
 int run_once(int argc, char **argv, const Declaration &decl, const std::function<int(Lab &)> &body) {
     const std::string name = decl.executable();
     clear_kernel_limits();  // what an earlier line of a --batch noted is not this run's
@@ -436,8 +488,9 @@ int run_once(int argc, char **argv, const Declaration &decl, const std::function
             return kOk;
         }
         Watchdog watchdog(name, opt.timeout);
+        if (opt.stress) stress_threads();  // before the first OpenCL call
         Lab lab(decl, std::move(opt));
-        const int rc = body(lab);
+        const int rc = lab.opt.stress ? run_stress(lab, body, argc, argv) : body(lab);
         lab.env.queue.finish();
         return lab.finish(rc);
     });

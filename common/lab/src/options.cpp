@@ -39,6 +39,10 @@ cxxopts::Options make_parser(const std::string &program, const std::string &desc
         ("timeout", "stop with exit 1 if the run takes longer than this many seconds (a kernel "
                     "that never finishes: an endless loop, a barrier not every work-item reaches); "
                     "0: no limit", cxxopts::value<double>()->default_value("300"))
+        ("stress", "shake the protocols between work-groups: run N schedules, each with delays "
+                   "injected at the atomics and fences it picks (schedule k uses --seed S+k; the "
+                   "first that fails is named, with the command that repeats it)",
+         cxxopts::value<unsigned>()->default_value("0"))
         ("describe", "print this lab's declaration in machine-readable form, then exit")
         ("verdict", "also write the verdict in machine-readable form to FILE (for synclab-grade)",
          cxxopts::value<std::string>()->default_value(""))
@@ -78,6 +82,9 @@ bool parse(cxxopts::Options &parser, int argc, char **argv, Options &o) {
     o.csv = r["csv"].as<std::string>();
     o.timeout = r["timeout"].as<double>();
     o.describe = r.count("describe") > 0;
+    o.stress = r["stress"].as<unsigned>();
+    if (o.stress > 10000) throw UsageError("--stress " + std::to_string(o.stress) +
+                                           " is too many schedules: use 1 to 10000");
     o.verdict = r["verdict"].as<std::string>();
     if (!o.verdict.empty() && !verdict::open(o.verdict))
         throw UsageError("cannot write --verdict file " + o.verdict + ": check the folder exists");

@@ -39,6 +39,7 @@ bool open(const std::string &path) {
 }
 
 void seed(std::uint64_t s) { line("seed\t" + std::to_string(s)); }
+void schedule(std::uint64_t s) { line("schedule\t" + std::to_string(s)); }
 
 void variant(const std::string &name, const std::string &state, const std::string &detail) {
     line("variant\t" + one_field(name) + "\t" + state + "\t" + one_field(detail));
@@ -78,6 +79,9 @@ VerdictRecord parse_verdict(const std::string &text) {
     while (std::getline(in, l)) {
         const auto f = fields(l);
         if (f[0] == "seed" && f.size() == 2) r.seed = f[1];
+        else if (f[0] == "schedule" && f.size() == 2 && !f[1].empty() && f[1].size() < 20 &&
+                 f[1].find_first_not_of("0123456789") == std::string::npos)
+            r.schedule = f[1];
         else if (f[0] == "variant" && f.size() == 4) r.variants.push_back({f[1], f[2], f[3]});
         else if (f[0] == "finding" && f.size() == 5 && !r.finished)
             r.findings.push_back({f[1], f[2], f[3] == "-" ? "" : f[3], f[4]});

@@ -221,9 +221,10 @@ static cl::Program build(const cl::Context &ctx, const cl::Device &dev, const st
 }
 
 cl::Program build_program(const cl::Context &ctx, const cl::Device &dev, const std::string &file,
-                          const std::string &dir, const std::string &options) {
+                          const std::string &dir, const std::string &options,
+                          const std::string &prelude) {
     const std::string path = find_kernel_file(file, dir);
-    return build(ctx, dev, read_with_line_directive(path), display_path(path), options);
+    return build(ctx, dev, prelude + read_with_line_directive(path), display_path(path), options);
 }
 
 cl::Program build_source(const cl::Context &ctx, const cl::Device &dev, const std::string &source,

@@ -49,6 +49,11 @@ struct Declaration {
     // memory model (fences and atomics), while Oclgrind's own check keeps those within a group.
     // Other labs' race checks run one group at a time (deterministic, one core under -j).
     unsigned oclgrind_groups = 0;
+    // Stress: its protocols between work-groups are run under seeded schedules of injected
+    // delays (synclab/stress.hpp, `--stress N`). The grader runs `stress_schedules` of them, one
+    // process with `stress_args` (which name the variants), after the race check passed; 0: none.
+    unsigned stress_schedules = 0;
+    Args stress_args = {};
     std::function<void(cxxopts::Options &)> options = {};  // the lab's own options, if any
 
     std::string id() const { return dir.substr(0, 2); }           // "01"
@@ -73,6 +78,7 @@ struct Declaration {
 //   oclgrind-off <check>
 //   build-per-size                 its build options change with the grading sizes (-D)
 //   oclgrind-groups <N>            its race check runs N groups at once, with hbcheck
+//   stress <N> <arg> ...           the grader runs N stress schedules with these arguments
 constexpr int kContractVersion = 1;
 void describe(std::ostream &os, const Declaration &d);
 // Reads what describe() wrote; throws std::runtime_error naming the bad line.

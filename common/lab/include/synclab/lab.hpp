@@ -35,7 +35,12 @@ public:
     std::mt19937_64 rng;
     std::uint64_t seed;
 
+    // The lab's kernel file, built for its device; behind the stress prelude of the schedule
+    // set by stress_schedule() (--stress).
     cl::Program program(const std::string &options = "") const;
+    // Makes `seed` the run's seed (inputs) and its stress schedule's: the next run of the body
+    // builds and fills as `--stress 1 --seed SEED` would.
+    void stress_schedule(std::uint64_t seed);
     // Variants selected by --variant: one name, several separated by commas ("a,b"), or "all"
     // (every variant and demonstration). An unknown name is a UsageError listing the valid ones.
     std::vector<std::string> selected_variants() const;
@@ -83,6 +88,7 @@ private:
     int oclgrind_findings_ = 0;   // told so far
     int oclgrind_suppressed_ = 0; // Oclgrind stopped reporting after this many errors
     bool hbcheck_seen_ = false;   // the log said "hbcheck: on"
+    std::uint64_t stress_seed_ = 0;  // the stress schedule (0: none)
     std::unique_ptr<LocalPoison> poison_;
     std::unique_ptr<std::ostream> csv_file_;
     std::ostream *csv_stream();

@@ -23,6 +23,7 @@ struct Options {
     double timeout = 300;     // --timeout S: a run that takes longer is stopped (0: never)
     bool describe = false;    // --describe: print the lab's declaration (declaration.hpp)
     std::string verdict;      // --verdict FILE: the machine-readable verdict (verdict.hpp)
+    unsigned stress = 0;      // --stress N: N seeded delay schedules, one after another (stress.hpp)
     cxxopts::ParseResult extra;  // the lab's own options
 };
 

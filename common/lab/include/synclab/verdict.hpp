@@ -3,6 +3,7 @@
 // fields separated by tabs (docs/contract.md):
 //   synclab-verdict 1
 //   seed <n>
+//   schedule <n>           --stress: the seed of the schedule that failed
 //   variant <name> <verified|wrong|skipped> <detail>
 //   finding <variant> <kind> <file:line or -> <one-line message>   (Oclgrind's, on Oclgrind)
 //   result <exit code> <kind> <file:line or -> <one-line message>
@@ -32,6 +33,7 @@ struct FindingRecord {
 struct VerdictRecord {
     int version = 0;
     std::string seed;
+    std::string schedule;  // --stress: the failing schedule's seed ("" when none failed)
     std::vector<VariantVerdict> variants;
     std::vector<FindingRecord> findings;
     bool finished = false;  // a result line was read
@@ -44,6 +46,7 @@ namespace verdict {
 // Opens (truncates) FILE and writes the header; false when it cannot be written.
 bool open(const std::string &path);
 void seed(std::uint64_t seed);
+void schedule(std::uint64_t seed);
 void variant(const std::string &name, const std::string &state, const std::string &detail);
 void finding(const std::string &variant, const std::string &kind, const std::string &where,
              const std::string &message);

@@ -23,9 +23,12 @@ std::string display_path(const std::string &path);
 // Builds `file` (found as above) for the env's device. A failed build throws UsageError
 // whose text is the device's build log. In a context that Envs share, the same text built
 // with the same options before is not built again (nor by build_source); a file it #includes
-// is not part of that text, so a process must not change one between builds.
+// is not part of that text, so a process must not change one between builds. `prelude`: OpenCL C
+// put before the file (a stress schedule's wrappers); not on Oclgrind, whose build messages count
+// lines from the source's first.
 cl::Program build_program(const cl::Context &ctx, const cl::Device &dev, const std::string &file,
-                          const std::string &dir, const std::string &options = "");
+                          const std::string &dir, const std::string &options = "",
+                          const std::string &prelude = "");
 
 // Builds an in-memory source (the project's own helper kernels).
 cl::Program build_source(const cl::Context &ctx, const cl::Device &dev, const std::string &source,

@@ -1,0 +1,39 @@
+// For the lab scaffolding (Lab::program, run_lab) and the grader: stress schedules. A schedule
+// builds the student's file behind a prelude that wraps OpenCL's atomics and fences, so that
+// calls picked by a seed (which group, which call site, before or after, which occurrence) spin
+// a while: a few long delays (PCT-style) and random short ones. Protocols between work-groups
+// whose window is a few instructions wide (a release before a reset, a generation read after
+// arriving, a lock freed before its last write) then go wrong where plain runs never show it.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace synclab {
+
+// Threads POCL's CPU device gets in a stress run (POCL_MAX_PTHREAD_COUNT, POCL_CPU_MAX_CU_COUNT)
+// unless the caller set them: more than the grading machine's two cores, so groups are also cut
+// off by the operating system in mid-protocol, and as many in every stress run, the grader's and
+// a student's reproduction alike.
+constexpr unsigned kStressThreads = 3;
+
+// The OpenCL C text put before the student's file. It ends with the wrapping macros; the
+// student's #line directive follows, so every message keeps its file:line. One text, so one
+// build, for every schedule of a process: a kernel reads the schedule's seed at run time from
+// this process's memory (set_stress_schedule), which only POCL's CPU device, running kernels in
+// the process itself, can; --stress is refused on every other device.
+std::string stress_prelude();
+
+// The schedule the kernels built with stress_prelude() follow from their next launch on.
+void set_stress_schedule(std::uint64_t seed);
+
+// The command that repeats stress schedule `seed` alone: `program ARGS --stress 1 --seed SEED`,
+// each argument quoted for a shell where it needs it.
+std::string stress_repeat_command(const std::string &program, const std::vector<std::string> &args,
+                                  std::uint64_t seed);
+
+// Sets POCL's thread count for a stress run where the environment does not: call before the
+// first OpenCL call of the process.
+void stress_threads();
+
+}  // namespace synclab

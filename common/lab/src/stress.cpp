@@ -1,0 +1,132 @@
+#include "synclab/stress.hpp"
+
+#include <cstdio>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+namespace synclab {
+
+namespace {
+
+// The delays. A long one (in time-stamp ticks, about a millisecond) outlasts another group's
+// step between two barriers; a short one (turns of a private volatile loop, about a microsecond)
+// a few instructions of a protocol. Time is cut in slots of 2^kSlotShift ticks; for each
+// (group, call site, before or after) the schedule's seed picks one slot in kSlotOneIn to hold a
+// long delay there, so a wait that polls through such a site is held back a bounded share of its
+// time, not at every poll. Only a group's first kLongItems work-items are long-delayed: they run
+// its protocol (its master, group 0's watchers), and a group of many work-items, run one after
+// another by a CPU, stays within bounds. Any call is short-delayed with probability 1/kShortOneIn.
+constexpr unsigned kLongTicks = 1u << 21, kSlotShift = 21, kSlotOneIn = 2, kLongItems = 4;
+constexpr unsigned kShortSpins = 1u << 10, kShortOneIn = 8;
+
+// Wrapped by value (their result is passed on) and without one (void).
+const char *const kValued[] = {
+    "atomic_add", "atomic_sub", "atomic_xchg", "atomic_inc", "atomic_dec", "atomic_cmpxchg",
+    "atomic_min", "atomic_max", "atomic_and", "atomic_or", "atomic_xor",
+    "atom_add", "atom_sub", "atom_xchg", "atom_inc", "atom_dec", "atom_cmpxchg",
+    "atom_min", "atom_max", "atom_and", "atom_or", "atom_xor",
+    "atomic_load", "atomic_load_explicit", "atomic_exchange", "atomic_exchange_explicit",
+    "atomic_compare_exchange_strong", "atomic_compare_exchange_strong_explicit",
+    "atomic_compare_exchange_weak", "atomic_compare_exchange_weak_explicit",
+    "atomic_fetch_add", "atomic_fetch_add_explicit", "atomic_fetch_sub",
+    "atomic_fetch_sub_explicit", "atomic_fetch_or", "atomic_fetch_or_explicit",
+    "atomic_fetch_xor", "atomic_fetch_xor_explicit", "atomic_fetch_and",
+    "atomic_fetch_and_explicit", "atomic_fetch_min", "atomic_fetch_min_explicit",
+    "atomic_fetch_max", "atomic_fetch_max_explicit", "atomic_flag_test_and_set",
+    "atomic_flag_test_and_set_explicit"};
+const char *const kVoid[] = {"mem_fence", "read_mem_fence", "write_mem_fence",
+                             "atomic_work_item_fence", "atomic_store", "atomic_store_explicit",
+                             "atomic_flag_clear", "atomic_flag_clear_explicit"};
+
+// The schedule's functions. Statement expressions and __typeof__ (clang's OpenCL C, as POCL and
+// Oclgrind build it) let one macro wrap every overload of a built-in; inside its own expansion a
+// macro's name is not expanded again, so the wrapped call is the built-in itself.
+const char *const kFunctions = R"(
+uint synclab_stress_mix(uint x) {
+    x ^= x >> 16; x *= 0x7feb352du; x ^= x >> 15; x *= 0x846ca68bu; x ^= x >> 16;
+    return x;
+}
+ulong synclab_stress_now(void) { return __builtin_readcyclecounter(); }
+__attribute__((noinline)) void synclab_stress_delay(uint line, uint side, uint seen) {
+    const uint group = get_group_id(0) + get_num_groups(0) * (get_group_id(1) + get_num_groups(1) * get_group_id(2));
+    const uint item = get_local_id(0) + get_local_size(0) * (get_local_id(1) + get_local_size(1) * get_local_id(2));
+    const ulong seed = *SYNCLAB_STRESS_CELL;
+    const uint site = synclab_stress_mix((uint)seed ^ synclab_stress_mix(line * 2u + side));
+    const uint pick = synclab_stress_mix(site ^ synclab_stress_mix(group ^ (uint)(seed >> 32)));
+    const ulong now = synclab_stress_now();
+    if (item < SYNCLAB_STRESS_LONG_ITEMS &&
+        synclab_stress_mix(pick ^ (uint)(now >> SYNCLAB_STRESS_SLOT_SHIFT)) % SYNCLAB_STRESS_SLOT_ONE_IN == 0u) {
+        while (synclab_stress_now() - now < SYNCLAB_STRESS_LONG) {}
+        return;
+    }
+    if (synclab_stress_mix(pick ^ seen ^ item * 0x9e3779b9u ^ (uint)(now >> 10)) % SYNCLAB_STRESS_SHORT_ONE_IN == 0u)
+        for (volatile uint k = 0; k < SYNCLAB_STRESS_SHORT; ++k) {}
+}
+#define SYNCLAB_STRESSED(call) ({ synclab_stress_delay(__LINE__, 0u, 0u); \
+    __typeof__(call) synclab_seen_ = (call); \
+    synclab_stress_delay(__LINE__, 1u, (uint)synclab_seen_); synclab_seen_; })
+#define SYNCLAB_STRESSED_VOID(call) ({ synclab_stress_delay(__LINE__, 0u, 0u); (call); \
+    synclab_stress_delay(__LINE__, 1u, 0u); })
+)";
+
+// The macro that wraps built-in `name`. POCL renames its built-ins with object-like macros (its
+// _builtin_renames.h: atomic_inc is _cl_atomic_inc), so the wrapper calls the renamed one there.
+std::string wrap(const std::string &name, const char *with) {
+    const std::string as = "#define " + name + "(...) " + with + "(";
+    return "#ifdef " + name + "\n#undef " + name + "\n" + as + "_cl_" + name +
+           "(__VA_ARGS__))\n#else\n" + as + name + "(__VA_ARGS__))\n#endif\n";
+}
+
+std::string define(const char *name, unsigned long long value) {
+    return std::string("#define ") + name + " " + std::to_string(value) + "u\n";
+}
+
+}  // namespace
+
+// The schedule's seed, read by the kernels at the address the prelude names.
+volatile std::uint64_t schedule_cell = 0;
+
+void set_stress_schedule(std::uint64_t seed) { schedule_cell = seed; }
+
+std::string stress_prelude() {
+    std::string p = "#line 1 \"synclab-stress-prelude\"\n";
+    char cell[96];
+    std::snprintf(cell, sizeof cell, "#define SYNCLAB_STRESS_CELL ((volatile __global ulong *)0x%llxul)\n",
+                  static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(&schedule_cell)));
+    p += cell;
+    p += define("SYNCLAB_STRESS_LONG", kLongTicks);
+    p += define("SYNCLAB_STRESS_SLOT_SHIFT", kSlotShift);
+    p += define("SYNCLAB_STRESS_SHORT", kShortSpins);
+    p += define("SYNCLAB_STRESS_LONG_ITEMS", kLongItems);
+    p += define("SYNCLAB_STRESS_SLOT_ONE_IN", kSlotOneIn);
+    p += define("SYNCLAB_STRESS_SHORT_ONE_IN", kShortOneIn);
+    p += kFunctions;
+    for (const char *f : kValued) p += wrap(f, "SYNCLAB_STRESSED");
+    for (const char *f : kVoid) p += wrap(f, "SYNCLAB_STRESSED_VOID");
+    return p;
+}
+
+std::string stress_repeat_command(const std::string &program, const std::vector<std::string> &args,
+                                  std::uint64_t seed) {
+    std::string out = program;
+    for (const auto &a : args) {
+        const bool plain =
+            !a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                              "0123456789-_=.,/:+") == std::string::npos;
+        std::string quoted = "'";
+        for (char c : a) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+        out += " " + (plain ? a : quoted + "'");
+    }
+    return out + " --stress 1 --seed " + std::to_string(seed);
+}
+
+void stress_threads() {
+    const std::string n = std::to_string(kStressThreads);
+    for (const char *name : {"POCL_MAX_PTHREAD_COUNT", "POCL_CPU_MAX_CU_COUNT"}) {
+        const char *set = std::getenv(name);
+        if (!set || !*set) setenv(name, n.c_str(), 1);
+    }
+}
+
+}  // namespace synclab

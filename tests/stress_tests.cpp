@@ -1,0 +1,117 @@
+// Stress schedules (synclab/stress.hpp): protocol bugs between work-groups that the plain runs and
+// the race check pass (tests/fixtures/stress) fail under the grader's schedules, each named by a
+// seed whose command fails again; the solutions pass the same schedules. And `--stress` on a lab.
+#include "grade_support.hpp"
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <sstream>
+
+namespace fs = std::filesystem;
+using namespace gradetest;
+
+namespace {
+
+std::vector<std::string> words(const std::string &line) {
+    std::istringstream in(line);
+    std::vector<std::string> out;
+    for (std::string w; in >> w;) out.push_back(w);
+    return out;
+}
+
+}  // namespace
+
+TEST_SUITE("grade") {
+
+TEST_CASE("stress schedules fail every protocol bug with a seed that fails again, never a solution") {
+    TempDir cls, out;
+    for (const auto &e : fs::directory_iterator(test::stress_class()))
+        fs::copy(e.path(), cls.path / e.path().filename(), fs::copy_options::recursive);
+    fs::create_directories(cls.path / "solutions");
+    for (const char *f : {"07_atomics.cl", "09_interworkgroup_barrier.cl", "10_laplace.cl"})
+        fs::copy(test::source(std::string("solutions/") + f), cls.path / "solutions" / f);
+    // More schedules than a lab declares: a bug missed by all of them would be a flaky test.
+    const auto r = run_grader({"--class", cls.path.string(), "--labs", "07,09,10", "--no-oclgrind",
+                               "--stress", "6", "--timeout", "60", "--csv", out / "g.csv",
+                               "--junit", out / "junit"},
+                              590);
+    CAPTURE(r.out);
+    CAPTURE(r.err);
+    REQUIRE(r.exited);
+    CHECK(r.exit_code == 1);
+    int bugs = 0;
+    for (const Row &row : read_gradebook(out / "g.csv")) {
+        CAPTURE(row.student);
+        CAPTURE(row.lab);
+        CAPTURE(row.reason);
+        if (row.student == "solutions") {
+            CHECK(row.kind == "pass");
+            CHECK(contains(row.reason, "6 stress schedule(s) right"));
+            continue;
+        }
+        if (row.student.substr(0, 2) != row.lab) {
+            CHECK(row.kind == "missing");
+            continue;
+        }
+        ++bugs;
+        CHECK(row.kind == "stress");
+        const std::size_t at = row.reason.find("repeat it: ");
+        REQUIRE(at != std::string::npos);
+        const auto cmd = words(row.reason.substr(at + 11));
+        REQUIRE(cmd.size() > 6);
+        CHECK(cmd[0].rfind("lab" + row.lab + "_", 0) == 0);
+        CHECK(cmd[2] == (cls.path / row.student).string());  // the student's own folder
+        CHECK(cmd[cmd.size() - 4] == "--stress");
+        CHECK(cmd[cmd.size() - 2] == "--seed");
+        // The schedule fails again (the operating system's own scheduling aside: three tries).
+        bool again = false;
+        for (int k = 0; k < 3 && !again; ++k) {
+            const auto rerun = test::run_lab(cmd[0], {cmd.begin() + 1, cmd.end()});
+            CAPTURE(rerun.out);
+            again = rerun.exited && rerun.exit_code == 1 &&
+                    contains(rerun.out, "stress schedule 1 of 1 failed");
+        }
+        CHECK(again);
+    }
+    CHECK(bugs == 5);
+}
+
+TEST_CASE("--stress runs seeded schedules, repeats one, and refuses what it cannot do in one line") {
+    const std::string sol = test::source("solutions");
+    const auto ok = test::run_lab("lab09_interworkgroup_barrier",
+                                  {"--kernels", sol, "--variant", "centralized", "--steps", "4",
+                                   "--stress", "2", "--seed", "40"});
+    CAPTURE(ok.out);
+    CAPTURE(ok.err);
+    CHECK(ok.exit_code == 0);
+    CHECK(contains(ok.out, "== stress schedule 1 of 2: seed 40"));
+    CHECK(contains(ok.out, "== stress schedule 2 of 2: seed 41"));
+    CHECK(contains(ok.out, "stress: all 2 schedules verified"));
+    for (const std::vector<std::string> &bad :
+         {std::vector<std::string>{"--stress", "1", "--device", "oclgrind"},
+          std::vector<std::string>{"--stress", "20000"}}) {
+        std::vector<std::string> args{"--kernels", sol, "--variant", "centralized"};
+        args.insert(args.end(), bad.begin(), bad.end());
+        const auto r = test::run_lab("lab09_interworkgroup_barrier", args);
+        CAPTURE(r.err);
+        if (bad.size() > 2 && !test::have_oclgrind()) continue;  // no Oclgrind to refuse
+        CHECK(r.exit_code == 2);
+        CHECK(test::line_count(r.err) == 1);
+        CHECK(contains(r.err, "--stress"));
+    }
+    // A compile error behind the stress prelude still names the student's file and line.
+    TempDir dir;
+    std::string text = read_file(sol + "/09_interworkgroup_barrier.cl");
+    text.insert(text.find("__kernel void barrierCentralized("), "int broken = ;\n");
+    std::ofstream(dir / "09_interworkgroup_barrier.cl") << text;
+    const int line = test::line_of(dir / "09_interworkgroup_barrier.cl", "int broken");
+    const auto bad = test::run_lab("lab09_interworkgroup_barrier",
+                                   {"--kernels", dir.path.string(), "--variant", "centralized",
+                                    "--stress", "1"});
+    CAPTURE(bad.err);
+    CHECK(bad.exit_code == 2);
+    CHECK(contains(bad.err, "09_interworkgroup_barrier.cl:" + std::to_string(line)));
+}
+
+}  // TEST_SUITE
