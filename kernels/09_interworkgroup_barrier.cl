@@ -270,32 +270,18 @@ int wait_flip(__global volatile uint *word, uint old, __global volatile uint *ct
 
 int hierarchical_barrier(__global volatile uint *flags, __global volatile uint *ctl, uint me,
                          uint groups, uint per, uint goal, uint budget, __local volatile int *go) {
-    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);  // our part written, *go read
-    if (get_local_id(0) == 0) {
-        const uint c = me / per, counters = (groups + per - 1) / per;
-        const uint mine = min(per, groups - c * per);  // groups on counter c
-        __global volatile uint *count = flags + c * LINE, *release = flags + (counters + c) * LINE;
-        const uint add = me % per == 0 ? FLIP - (mine - 1) : 1u;
-        int ok = 1;
-        mem_fence(CLK_GLOBAL_MEM_FENCE);  // release: our group's writes before our arrival
-        const uint old = atomic_add(count, add);
-        if ((old ^ (old + add)) & FLIP) {  // the last on counter c: arrive at the top for all
-            mem_fence(CLK_GLOBAL_MEM_FENCE);  // acquire what they released, pass it on
-            const uint top = atomic_add(&ctl[COUNT], c == 0 ? FLIP - (counters - 1) : 1u);
-            ok = wait_flip(&ctl[COUNT], top, ctl, budget);
-            mem_fence(CLK_GLOBAL_MEM_FENCE);  // acquire every counter's, release to counter c's
-            if (ok) atomic_xchg(release, goal);
-        } else {
-            uint spins = 0;
-            while (*release != goal)
-                if ((++spins & 63) == 0 && !(ok = keep_waiting(ctl, &spins, budget)))
-                    break;
-        }
-        *go = ok;
-        mem_fence(CLK_GLOBAL_MEM_FENCE);  // acquire: every group's writes before our reads
-    }
+    // TODO (30 lines): generation_barrier's frame (barriers with both fences, the master alone,
+    // a release fence before arriving, an acquire fence at the end). Counter c = me / per of
+    // counters = (groups + per - 1) / per is flags[c * LINE], its release word
+    // flags[(counters + c) * LINE]; the first group of a counter adds FLIP - (mine - 1) (mine:
+    // the groups on counter c), the others 1. The one whose add flips the top bit
+    // ((old ^ (old + add)) & FLIP) is the last on its counter: a fence (what the others released
+    // must pass on), arrive at ctl[COUNT] the same way for its counter (counter 0 adds
+    // FLIP - (counters - 1)), wait_flip() there, a fence, and atomic_xchg the release word to
+    // goal. The others poll their release word until it equals goal, keep_waiting() every 64th
+    // poll. *go = 1, or 0 when a wait gave up.
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-    return *go;
+    return 1;  // for now: every group goes on without waiting
 }
 
 __kernel void barrierHierarchical(STEP_ARGS) {

@@ -127,10 +127,10 @@ TEST_CASE("lab09 a barrier that does not wait is caught on POCL while the soluti
         }
     // The starter's barriers do not wait yet: wrong, never hung.
     const auto s = run_lab(kLab, {"--kernels", test::source("kernels"), "--variant",
-                                  "centralized,decentralized,discovered,generation"});
+                                  "centralized,decentralized,discovered,generation,hierarchical"});
     CAPTURE(s.out);
     CHECK(s.exit_code == 1);
-    CHECK(count(s.out, "WRONG") == 4);
+    CHECK(count(s.out, "WRONG") == 5);
 }
 
 TEST_CASE("lab09 a device whose OpenCL C 2.0/3.0 build lacks the C11 kernel skips it, never aborts") {
