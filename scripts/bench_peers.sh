@@ -69,9 +69,9 @@ for e in $sizes; do
         echo "lab 08 at 2^$e: exit $? (see $out/lab08_$e.txt)"
     [ -n "$peer" ] && "$peer/cub_sum" "$n" 50 >"$out/peer08_$e.txt" 2>&1
 done
-echo "== lab 10 ($grid, 100 sweeps)"
+echo "== lab 10 ($grid, 100 sweeps, 2 rows a work-item)"
 "$bin/lab10_laplace" --device "$device" --kernels "$kernels" --grid "$grid" --sweeps 100 \
-    --variant rows,shapes --shapes 128x1,256x1,64x4,32x8 --csv "$out/lab10.csv" >"$out/lab10.txt" 2>&1 ||
+    --variant rows4,shapes --shapes 128x1,256x1,512x1 --rows 2 --csv "$out/lab10.csv" >"$out/lab10.txt" 2>&1 ||
     echo "lab 10: exit $? (see $out/lab10.txt)"
 
 echo
