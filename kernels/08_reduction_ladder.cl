@@ -1,13 +1,13 @@
-// Lab 08 (starter): the reduction ladder. Seven kernels that all sum floats, each one step
+// Lab 08 (starter): the reduction ladder. Eight kernels that all sum floats, each one step
 // closer to reading memory as fast as the device can.
 //
 // Contract (every rung): x holds n floats; group g writes the sum of its share into y[g]. The
 // host launches the same rung again over y until one value is left (a launch is the only
-// barrier between work-groups). scratch holds one float per work-item. The host builds this
+// barrier between work-groups; v8 alone needs one launch, and writes the total to y[groups]). scratch holds one float per work-item. The host builds this
 // file with -D WG=<work-group size> (a power of two), and with -D WITH_SUBGROUPS where the
 // device has sub-groups.
 //
-// v1 to v3 are written (the lecture's first three kernels). Your task: v4 to v7, marked TODO.
+// v1 to v3 are written (the lecture's first three kernels). Your task: v4 to v8, marked TODO.
 // Each has the right arguments and an empty body, so the lab reports it as not written yet.
 // Run ./build/bin/lab08_reduction_ladder after each one (no rebuild needed): it checks every
 // rung against the host's sum and prints how close each comes to the copy bandwidth.
@@ -118,10 +118,31 @@ void reduce_v6_grid_stride(__global const float *x, __global float *y, uint n, u
 // v7: v6 over float4: view x as (__global const float4 *). spread, step and span count
 // float4s, and there are n / 4 whole ones. Keep two float4 running sums (two loads in flight
 // per work-item), add their four lanes at the end, and let work-item 0 also add the 0 to 3
-// floats past the last whole float4. Then finish_group.
+// floats past the last whole float4. Then finish_group. Write the loop as a function
+//     float sum_float4s(__global const float *x, uint n, uint spread, uint step, uint span)
+// (above the kernel): v8 runs it too.
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void reduce_v7_float4(__global const float *x, __global float *y, uint n, uint spread,
                       uint step, uint span, __local float *scratch)
 {
-    // TODO (about 18 lines).
+    // TODO (about 18 lines, sum_float4s included).
+}
+
+// v8: one pass. Each group sums its share as v7 does and writes it to y[group], then takes a
+// ticket: atomic_inc(tickets) (0 at the launch). The group that draws the last ticket
+// (groups - 1) adds all the partials y[0..groups) and writes the total to y[groups]. Between
+// groups only a fence and an atomic order memory:
+//   - barrier(CLK_GLOBAL_MEM_FENCE) after finish_group, then work-item 0: mem_fence (release:
+//     the partial before the ticket), atomic_inc, mem_fence again (acquire: every earlier
+//     ticket's partial before what follows);
+//   - work-item 0 tells the group through a __local int, behind a barrier with both fences;
+//   - the last group reads the partials through a __global volatile const float * (another
+//     group wrote them in this launch: a plain load may be served from a stale L1 line), and
+//     ends with finish_group(p, y + groups - get_group_id(0), scratch), which writes y[groups].
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void reduce_v8_single_pass(__global const float *x, __global float *y, uint n, uint spread,
+                           uint step, uint span, __local float *scratch,
+                           __global uint *tickets)
+{
+    // TODO (about 20 lines).
 }

@@ -101,19 +101,13 @@ int decentralized_barrier(__global volatile uint *flags, __global volatile uint 
 // poll is open, a group takes the next id; group 0 closes the poll once `grace` polls in a row saw
 // no newcomer. A group that finds it closed was not running while it was open: it takes no part
 // (-1). Every registered group was running while the poll was open, so all of them are resident
-// together and may wait for one another. *parts: how many registered.
+// together and may wait for one another. *parts: how many registered. One atomic_inc registers a
+// group (a compare-and-swap loop fails once per newcomer: 15 to 20 ms for 4224 groups on an
+// H100); group 0 publishes the count in ctl[PARTS], which the others poll with plain loads.
+#define PARTS 4  // discovery: how many registered, once the poll is closed
 int discover(__global volatile uint *ctl, uint grace, uint budget, uint *parts) {
-    uint s = atomic_or(&ctl[POLL], 0u);
-    int id = -1;
-    while (!(s & CLOSED)) {
-        const uint old = atomic_cmpxchg(&ctl[POLL], s, s + 1);
-        if (old == s) {
-            id = (int)s;
-            break;
-        }
-        s = old;
-    }
-    if (id < 0) return -1;
+    const uint id = atomic_inc(&ctl[POLL]);
+    if (id & CLOSED) return -1;  // closed: the count below CLOSED is no longer read
     uint spins = 0;
     if (id == 0) {
         uint seen = 1, quiet = 0;
@@ -122,13 +116,13 @@ int discover(__global volatile uint *ctl, uint grace, uint budget, uint *parts) 
             quiet = now == seen ? quiet + 1 : 0;
             seen = now;
         }
-        s = atomic_or(&ctl[POLL], CLOSED) | CLOSED;
+        *parts = atomic_or(&ctl[POLL], CLOSED);  // the groups registered before it closed
+        atomic_xchg(&ctl[PARTS], *parts);
     } else {
-        while (!((s = atomic_or(&ctl[POLL], 0u)) & CLOSED))
+        while (!(*parts = ctl[PARTS]))
             if (!keep_waiting(ctl, &spins, budget)) return -1;
     }
-    *parts = s & ~CLOSED;
-    return id;
+    return (int)id;
 }
 
 // The kernels with a barrier inside: all take the same arguments. seen[g]: the steps group g has
@@ -227,3 +221,72 @@ __kernel void barrierCentralizedC11(STEP_ARGS) {
     STEP_LOOP(go, me, parts, centralized_barrier_c11(ctl, parts, budget, &go))
 }
 #endif
+
+// The generation barrier, as CUDA's cooperative groups build grid.sync(): one atomic per group
+// and no reset. Group 0 adds FLIP - (groups - 1) to ctl[COUNT], every other group adds 1: once all
+// have arrived the low bits are back where they were and the top bit has flipped. Each master
+// polls the word with plain volatile loads until the top bit differs from what its own add saw.
+#define FLIP 0x80000000u
+int generation_barrier(__global volatile uint *ctl, uint me, uint groups, uint budget,
+                       __local volatile int *go) {
+    // TODO (15 lines): a barrier for the whole group; then the master only: a fence (release),
+    // old = atomic_add(&ctl[COUNT], ...) as above, and poll while !((old ^ ctl[COUNT]) & FLIP),
+    // a plain volatile load, calling keep_waiting() only every 64th poll (the gave-up flag
+    // shares the line: reading it at every poll slows every poll); *go = 1 or 0 (gave up); a
+    // fence (acquire). Then a barrier with both fences, and return *go. Why is it cheaper than
+    // centralized_barrier? Count the atomics on ctl's line per barrier, and what each poll is.
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    return 1;  // for now: every group goes on without waiting
+}
+
+__kernel void barrierGeneration(STEP_ARGS) {
+    __local volatile int go;
+    const uint me = get_group_id(0), parts = get_num_groups(0);
+    START(go)
+    STEP_LOOP(go, me, parts, generation_barrier(ctl, me, parts, budget, &go))
+}
+
+// The hierarchical barrier: the generation barrier's counter for every `per` groups (about the
+// square root of all of them), each counter on a 128-byte line of its own, and one counter above
+// them. A group arrives at its own counter; the last of its counter (the one whose add flips the
+// top bit) arrives at the top counter for all of them, waits for that flip, and releases them
+// through a release word on another line of their own (a goal, as the decentralized barrier's
+// flags). No word takes every group's atomic or every master's polls any more: at 4224 groups
+// each line sees 65 arrivals and 65 pollers, not 4224.
+#define LINE 32  // uints in a 128-byte line
+uint per_counter(uint groups) {
+    uint per = 1;
+    while (per * per < groups) ++per;
+    return per;
+}
+
+// Polls *word until its top bit differs from old's, bounded; 1 once it has, 0 when it gave up.
+int wait_flip(__global volatile uint *word, uint old, __global volatile uint *ctl, uint budget) {
+    uint spins = 0;
+    while (!((old ^ *word) & FLIP))
+        if ((++spins & 63) == 0 && !keep_waiting(ctl, &spins, budget)) return 0;
+    return 1;
+}
+
+int hierarchical_barrier(__global volatile uint *flags, __global volatile uint *ctl, uint me,
+                         uint groups, uint per, uint goal, uint budget, __local volatile int *go) {
+    // TODO (30 lines): generation_barrier's frame (barriers with both fences, the master alone,
+    // a release fence before arriving, an acquire fence at the end). Counter c = me / per of
+    // counters = (groups + per - 1) / per is flags[c * LINE], its release word
+    // flags[(counters + c) * LINE]; the first group of a counter adds FLIP - (mine - 1) (mine:
+    // the groups on counter c), the others 1. The one whose add flips the top bit
+    // ((old ^ (old + add)) & FLIP) is the last on its counter: a fence (what the others released
+    // must pass on), arrive at ctl[COUNT] the same way for its counter (counter 0 adds
+    // FLIP - (counters - 1)), wait_flip() there, a fence, and atomic_xchg the release word to
+    // goal. The others poll their release word until it equals goal, keep_waiting() every 64th
+    // poll. *go = 1, or 0 when a wait gave up.
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    return 1;  // for now: every group goes on without waiting
+}
+
+__kernel void barrierHierarchical(STEP_ARGS) {
+    __local volatile int go;
+    const uint me = get_group_id(0), parts = get_num_groups(0), per = per_counter(parts);
+    START(go)
+    STEP_LOOP(go, me, parts, hierarchical_barrier(flags, ctl, me, parts, per, s + 1, budget, &go))
+}

@@ -1,9 +1,9 @@
-// Lab 08 (solution): the reduction ladder. Seven kernels that all sum floats, each one step
+// Lab 08 (solution): the reduction ladder. Eight kernels that all sum floats, each one step
 // closer to reading memory as fast as the device can.
 //
 // Contract (every rung): x holds n floats; group g writes the sum of its share into y[g]. The
 // host launches the same rung again over y until one value is left (a launch is the only
-// barrier between work-groups). scratch holds one float per work-item. The host builds this
+// barrier between work-groups; v8 alone needs one launch, and writes the total to y[groups]). scratch holds one float per work-item. The host builds this
 // file with -D WG=<work-group size> (a power of two), and with -D WITH_SUBGROUPS where the
 // device has sub-groups.
 
@@ -166,10 +166,9 @@ void reduce_v6_grid_stride(__global const float *x, __global float *y, uint n, u
 
 // v7: v6 over float4 (16-byte loads, a quarter as many load instructions), with two running
 // sums so that two loads are in flight per work-item. spread, step and span count float4s;
-// the 0-3 floats past the last whole float4 go to work-item 0.
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void reduce_v7_float4(__global const float *x, __global float *y, uint n, uint spread,
-                      uint step, uint span, __local float *scratch)
+// the 0-3 floats past the last whole float4 go to work-item 0. The loop is a function: v8 runs
+// it too.
+float sum_float4s(__global const float *x, uint n, uint spread, uint step, uint span)
 {
     __global const float4 *x4 = (__global const float4 *)x;
     const uint quads = n / 4;
@@ -188,5 +187,44 @@ void reduce_v7_float4(__global const float *x, __global float *y, uint n, uint s
     if (get_global_id(0) == 0)
         for (uint t = 4 * quads; t < n; ++t)
             p += x[t];
-    finish_group(p, y, scratch);
+    return p;
+}
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void reduce_v7_float4(__global const float *x, __global float *y, uint n, uint spread,
+                      uint step, uint span, __local float *scratch)
+{
+    finish_group(sum_float4s(x, n, spread, step, span), y, scratch);
+}
+
+// v8: one pass. v7's groups each write their partial to y[group] and take a ticket; the group
+// that draws the last ticket adds all the partials and writes the total to y[groups]. tickets
+// is 0 at the launch. Between groups only a fence and an atomic order memory: the release
+// fence puts a group's partial before its ticket, the acquire fence puts every ticket drawn
+// before it (and so every partial) before the last group's reads. (CUDA's threadfence
+// reduction does the same with __threadfence().)
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void reduce_v8_single_pass(__global const float *x, __global float *y, uint n, uint spread,
+                           uint step, uint span, __local float *scratch,
+                           __global uint *tickets)
+{
+    __local int last;
+    const uint groups = get_num_groups(0);
+    finish_group(sum_float4s(x, n, spread, step, span), y, scratch);
+    barrier(CLK_GLOBAL_MEM_FENCE);  // whichever work-item wrote y[group], before the ticket
+    if (get_local_id(0) == 0) {
+        mem_fence(CLK_GLOBAL_MEM_FENCE);  // release: our partial before our ticket
+        last = atomic_inc(tickets) == groups - 1;
+        mem_fence(CLK_GLOBAL_MEM_FENCE);  // acquire: the partials of every earlier ticket
+    }
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);  // `last` and the acquire, group-wide
+    if (!last)
+        return;
+    // Written by other groups during this launch: through volatile, never a stale L1 line.
+    __global volatile const float *partial = y;
+    float p = 0.0f;
+    for (uint g = get_local_id(0); g < groups; g += WG)
+        p += partial[g];
+    // finish_group writes its y[get_group_id(0)]: shifted, that is y[groups].
+    finish_group(p, y + groups - get_group_id(0), scratch);
 }

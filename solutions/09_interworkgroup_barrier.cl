@@ -142,19 +142,13 @@ int decentralized_barrier(__global volatile uint *flags, __global volatile uint 
 // poll is open, a group takes the next id; group 0 closes the poll once `grace` polls in a row saw
 // no newcomer. A group that finds it closed was not running while it was open: it takes no part
 // (-1). Every registered group was running while the poll was open, so all of them are resident
-// together and may wait for one another. *parts: how many registered.
+// together and may wait for one another. *parts: how many registered. One atomic_inc registers a
+// group (a compare-and-swap loop fails once per newcomer: 15 to 20 ms for 4224 groups on an
+// H100); group 0 publishes the count in ctl[PARTS], which the others poll with plain loads.
+#define PARTS 4  // discovery: how many registered, once the poll is closed
 int discover(__global volatile uint *ctl, uint grace, uint budget, uint *parts) {
-    uint s = atomic_or(&ctl[POLL], 0u);
-    int id = -1;
-    while (!(s & CLOSED)) {
-        const uint old = atomic_cmpxchg(&ctl[POLL], s, s + 1);
-        if (old == s) {
-            id = (int)s;
-            break;
-        }
-        s = old;
-    }
-    if (id < 0) return -1;
+    const uint id = atomic_inc(&ctl[POLL]);
+    if (id & CLOSED) return -1;  // closed: the count below CLOSED is no longer read
     uint spins = 0;
     if (id == 0) {
         uint seen = 1, quiet = 0;
@@ -163,13 +157,13 @@ int discover(__global volatile uint *ctl, uint grace, uint budget, uint *parts) 
             quiet = now == seen ? quiet + 1 : 0;
             seen = now;
         }
-        s = atomic_or(&ctl[POLL], CLOSED) | CLOSED;
+        *parts = atomic_or(&ctl[POLL], CLOSED);  // the groups registered before it closed
+        atomic_xchg(&ctl[PARTS], *parts);
     } else {
-        while (!((s = atomic_or(&ctl[POLL], 0u)) & CLOSED))
+        while (!(*parts = ctl[PARTS]))
             if (!keep_waiting(ctl, &spins, budget)) return -1;
     }
-    *parts = s & ~CLOSED;
-    return id;
+    return (int)id;
 }
 
 // The kernels with a barrier inside: all take the same arguments. seen[g]: the steps group g has
@@ -290,3 +284,95 @@ __kernel void barrierCentralizedC11(STEP_ARGS) {
     STEP_LOOP(go, me, parts, centralized_barrier_c11(ctl, parts, budget, &go))
 }
 #endif
+
+// The generation barrier, as CUDA's cooperative groups build grid.sync(): one atomic per group
+// and no reset. Group 0 adds FLIP - (groups - 1) to ctl[COUNT], every other group adds 1: once all
+// have arrived the low bits are back where they were and the top bit has flipped. Each master
+// polls the word with plain volatile loads until the top bit differs from what its own add saw.
+// The centralized barrier costs the last arrival three atomics on one L2 line while every master
+// polls it; here each group pays one, and a poll is a load, not a read-modify-write. The
+// gave-up flag is read every 64th poll only: it shares the line, and is rarely set.
+#define FLIP 0x80000000u
+int generation_barrier(__global volatile uint *ctl, uint me, uint groups, uint budget,
+                       __local volatile int *go) {
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);  // our part written, *go read
+    if (get_local_id(0) == 0) {
+        mem_fence(CLK_GLOBAL_MEM_FENCE);  // release: our group's writes before our arrival
+        const uint old = atomic_add(&ctl[COUNT], me == 0 ? FLIP - (groups - 1) : 1u);
+        uint spins = 0;
+        int ok = 1;
+        while (!((old ^ ctl[COUNT]) & FLIP))
+            if ((++spins & 63) == 0 && !(ok = keep_waiting(ctl, &spins, budget)))
+                break;
+        *go = ok;
+        mem_fence(CLK_GLOBAL_MEM_FENCE);  // acquire: every group's writes before our reads
+    }
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    return *go;
+}
+
+__kernel void barrierGeneration(STEP_ARGS) {
+    __local volatile int go;
+    const uint me = get_group_id(0), parts = get_num_groups(0);
+    START(go)
+    STEP_LOOP(go, me, parts, generation_barrier(ctl, me, parts, budget, &go))
+}
+
+// The hierarchical barrier: the generation barrier's counter for every `per` groups (about the
+// square root of all of them), each counter on a 128-byte line of its own, and one counter above
+// them. A group arrives at its own counter; the last of its counter (the one whose add flips the
+// top bit) arrives at the top counter for all of them, waits for that flip, and releases them
+// through a release word on another line of their own (a goal, as the decentralized barrier's
+// flags). No word takes every group's atomic or every master's polls any more: at 4224 groups
+// each line sees 65 arrivals and 65 pollers, not 4224.
+#define LINE 32  // uints in a 128-byte line
+uint per_counter(uint groups) {
+    uint per = 1;
+    while (per * per < groups) ++per;
+    return per;
+}
+
+// Polls *word until its top bit differs from old's, bounded; 1 once it has, 0 when it gave up.
+int wait_flip(__global volatile uint *word, uint old, __global volatile uint *ctl, uint budget) {
+    uint spins = 0;
+    while (!((old ^ *word) & FLIP))
+        if ((++spins & 63) == 0 && !keep_waiting(ctl, &spins, budget)) return 0;
+    return 1;
+}
+
+int hierarchical_barrier(__global volatile uint *flags, __global volatile uint *ctl, uint me,
+                         uint groups, uint per, uint goal, uint budget, __local volatile int *go) {
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);  // our part written, *go read
+    if (get_local_id(0) == 0) {
+        const uint c = me / per, counters = (groups + per - 1) / per;
+        const uint mine = min(per, groups - c * per);  // groups on counter c
+        __global volatile uint *count = flags + c * LINE, *release = flags + (counters + c) * LINE;
+        const uint add = me % per == 0 ? FLIP - (mine - 1) : 1u;
+        int ok = 1;
+        mem_fence(CLK_GLOBAL_MEM_FENCE);  // release: our group's writes before our arrival
+        const uint old = atomic_add(count, add);
+        if ((old ^ (old + add)) & FLIP) {  // the last on counter c: arrive at the top for all
+            mem_fence(CLK_GLOBAL_MEM_FENCE);  // acquire what they released, pass it on
+            const uint top = atomic_add(&ctl[COUNT], c == 0 ? FLIP - (counters - 1) : 1u);
+            ok = wait_flip(&ctl[COUNT], top, ctl, budget);
+            mem_fence(CLK_GLOBAL_MEM_FENCE);  // acquire every counter's, release to counter c's
+            if (ok) atomic_xchg(release, goal);
+        } else {
+            uint spins = 0;
+            while (*release != goal)
+                if ((++spins & 63) == 0 && !(ok = keep_waiting(ctl, &spins, budget)))
+                    break;
+        }
+        *go = ok;
+        mem_fence(CLK_GLOBAL_MEM_FENCE);  // acquire: every group's writes before our reads
+    }
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    return *go;
+}
+
+__kernel void barrierHierarchical(STEP_ARGS) {
+    __local volatile int go;
+    const uint me = get_group_id(0), parts = get_num_groups(0), per = per_counter(parts);
+    START(go)
+    STEP_LOOP(go, me, parts, hierarchical_barrier(flags, ctl, me, parts, per, s + 1, budget, &go))
+}

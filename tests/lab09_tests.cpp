@@ -16,7 +16,8 @@ namespace fs = std::filesystem;
 using test::run_lab;
 
 static const std::string kLab = "lab09_interworkgroup_barrier";
-static const std::string kGraded = "relaunch,centralized,decentralized,discovered";
+static const std::string kGraded =
+    "relaunch,centralized,decentralized,discovered,generation,hierarchical";
 
 static int count(const std::string &text, const std::string &word) {
     int n = 0;
@@ -37,7 +38,7 @@ TEST_CASE("lab09 every method verifies on POCL at each group count up to the res
                                       "--steps", "16"});
     CAPTURE(first.out);
     REQUIRE(first.exit_code == 0);
-    CHECK(count(first.out, "verified") == 5);  // relaunch twice, three barriers
+    CHECK(count(first.out, "verified") == 7);  // relaunch twice, five barriers
     const int occ = discovered(first.out);
     CHECK(occ >= 1);
     // One group per compute unit at least (POCL: 2 threads, 2 groups), and what discovery saw.
@@ -50,7 +51,7 @@ TEST_CASE("lab09 every method verifies on POCL at each group count up to the res
                                           "-n", "301", "--steps", "16", "--work", "2"});
             CAPTURE(r.out);
             CHECK(r.exit_code == 0);
-            CHECK(count(r.out, "verified") == 5);
+            CHECK(count(r.out, "verified") == 7);
             CHECK(count(r.out, "WRONG") + count(r.out, "gave up") == 0);
         }
 }
@@ -126,10 +127,10 @@ TEST_CASE("lab09 a barrier that does not wait is caught on POCL while the soluti
         }
     // The starter's barriers do not wait yet: wrong, never hung.
     const auto s = run_lab(kLab, {"--kernels", test::source("kernels"), "--variant",
-                                  "centralized,decentralized,discovered"});
+                                  "centralized,decentralized,discovered,generation,hierarchical"});
     CAPTURE(s.out);
     CHECK(s.exit_code == 1);
-    CHECK(count(s.out, "WRONG") == 3);
+    CHECK(count(s.out, "WRONG") == 5);
 }
 
 TEST_CASE("lab09 a device whose OpenCL C 2.0/3.0 build lacks the C11 kernel skips it, never aborts") {
@@ -185,8 +186,8 @@ TEST_CASE("lab09 hbcheck reports the nofence demonstration and nothing in the fe
     if (!test::have_oclgrind()) return;
     const auto r = test::run_on_oclgrind(
         kLab, {"--kernels", test::source("solutions"), "--variant",
-               "centralized,decentralized,discovered,nofence", "-n", "64", "--wg", "16",
-               "--steps", "3", "--groups", "4"});
+               "centralized,decentralized,discovered,generation,hierarchical,nofence", "-n", "64",
+               "--wg", "16", "--steps", "3", "--groups", "4"});
     CAPTURE(r.process.out);
     CHECK(r.process.exit_code == 0);  // a demonstration decides nothing when others run
     bool nofence = false;

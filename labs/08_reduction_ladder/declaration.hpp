@@ -4,23 +4,24 @@
 
 inline const synclab::Declaration kLab{
     .dir = SYNCLAB_LAB_DIR,
-    .summary = "the reduction ladder v1–v7, each rung as GB/s, as a share of the device's measured "
-               "read bandwidth and as a ratio to CLBlast's sum (plot: "
-               "`scripts/plot_08_reduction_ladder.sh`)",
-    .description = "The reduction ladder v1..v7 (after Harris), each rung's GB/s as a share of a "
-                   "read probe's measured bandwidth (a copy probe's beside it), as a ratio to "
-                   "CLBlast's sum of the same buffer, and on a CPU device as a share of the "
-                   "host's own threads. Without -n and --trials: 2^26 floats on a GPU, 2^19 per "
+    .summary = "the reduction ladder v1–v8 (v8 in one launch: the last group adds the partials), "
+               "each rung as GB/s, as a share of the device's measured read bandwidth and as a "
+               "ratio to CLBlast's sum (plot: `scripts/plot_08_reduction_ladder.sh`)",
+    .description = "The reduction ladder v1..v8 (after Harris; v8 in one launch), each rung's "
+                   "GB/s as a share of a read probe's measured bandwidth (a copy probe's beside "
+                   "it), as a ratio to CLBlast's sum of the same buffer, and on a CPU device as a "
+                   "share of the host's own threads. Without -n and --trials: 2^26 floats on a GPU, 2^19 per "
                    "core on a CPU (2^20 at least, 2^25 at most), 5 trials (4096 and 1 on "
                    "Oclgrind).",
-    // The starter writes v1 to v3 (the lecture's kernels); v4 to v7 are the student's.
+    // The starter writes v1 to v3 (the lecture's kernels); v4 to v8 are the student's.
     .variants = {{.name = "v1", .kernels = {"reduce_v1_interleaved"}},
                  {.name = "v2", .kernels = {"reduce_v2_strided"}},
                  {.name = "v3", .kernels = {"reduce_v3_sequential"}},
                  {.name = "v4", .kernels = {"reduce_v4_first_add"}, .todo = true},
                  {.name = "v5", .kernels = {"reduce_v5_unrolled"}, .todo = true},
                  {.name = "v6", .kernels = {"reduce_v6_grid_stride"}, .todo = true},
-                 {.name = "v7", .kernels = {"reduce_v7_float4"}, .todo = true}},
+                 {.name = "v7", .kernels = {"reduce_v7_float4"}, .todo = true},
+                 {.name = "v8", .kernels = {"reduce_v8_single_pass"}, .todo = true}},
     // --exact: whole numbers, every group's sum of every pass compared exactly. A large n with
     // n % 4 = 3 and n % (2 wg) != 0, n = 1, n below the group size with n % 4 = 2, and groups
     // from 4 to 1024 with v6/v7's other layout and group count. Not 2: POCL before 7.0 cannot
@@ -40,6 +41,9 @@ inline const synclab::Declaration kLab{
     // Oclgrind 21.10's uninitialised-value check crashes on float4 loads (v7): only it is off.
     .oclgrind_off = {"uninitialized"},
     .build_per_size = true,  // -D WG
+    // v8's groups hand their partials to the last one through a fence and an atomic: hbcheck
+    // judges that, with 4 groups running at once.
+    .oclgrind_groups = 4,
     .options =
         [](cxxopts::Options &p) {
             p.add_options()

@@ -13,7 +13,7 @@ namespace synclab {
 const Rung &rung(const std::string &variant) {
     static const Rung kRungs[] = {{"v1", 1, false}, {"v2", 1, false}, {"v3", 1, false},
                                   {"v4", 2, false}, {"v5", 2, false}, {"v6", 0, false},
-                                  {"v7", 0, true}};
+                                  {"v7", 0, true},  {"v8", 0, true, true}};
     for (const Rung &r : kRungs)
         if (variant == r.variant) return r;
     throw std::logic_error("lab 08 has no rung " + variant);
@@ -42,7 +42,7 @@ std::vector<Pass> plan(const Rung &r, std::size_t n, std::size_t wg, std::size_t
         }
         passes.push_back(p);
         m = p.groups;
-    } while (m > 1);
+    } while (m > 1 && !r.single_pass);
     return passes;
 }
 
@@ -83,7 +83,7 @@ static std::string check_every_group(Env &env, const Rung &r, const std::vector<
                                      const std::vector<cl::Buffer> &out, const Ladder &l) {
     std::vector<double> want = l.host;
     for (std::size_t i = 0; i < passes.size(); ++i) {
-        want = group_sums(r, passes[i], l.wg, want);
+        want = group_sums(r, passes[i], l.wg, want);  // v8: its partials, y[0..groups)
         std::vector<float> got(passes[i].groups);
         env.queue.enqueueReadBuffer(out[i], CL_TRUE, 0, got.size() * sizeof(float), got.data());
         for (std::size_t g = 0; g < got.size(); ++g) {
@@ -97,12 +97,19 @@ static std::string check_every_group(Env &env, const Rung &r, const std::vector<
     return "";
 }
 
+// Floats a pass writes: one per group, and v8's total after them.
+static std::size_t out_floats(const Rung &r, const Pass &p) {
+    return p.groups + (r.single_pass ? 1 : 0);
+}
+
 // Every pass of one rung, each into its own buffer of exactly its groups' sums, refilled with
 // NaN first: a kernel that writes nothing leaves NaN, and one that reads past a pass's input
 // is out of bounds.
 static Outcome run_passes(Env &env, cl::Kernel &k, const Rung &r, const std::vector<Pass> &passes,
                           const std::vector<cl::Buffer> &out, Ladder &l) {
-    for (std::size_t i = 0; i < passes.size(); ++i) fill_nan(env, out[i], passes[i].groups);
+    for (std::size_t i = 0; i < passes.size(); ++i)
+        fill_nan(env, out[i], out_floats(r, passes[i]));
+    if (r.single_pass) env.queue.enqueueFillBuffer(l.tickets, cl_uint(0), 0, sizeof(cl_uint));
     std::vector<cl::Event> ev(passes.size());
     for (std::size_t i = 0; i < passes.size(); ++i) {
         const Pass &p = passes[i];
@@ -115,12 +122,15 @@ static Outcome run_passes(Env &env, cl::Kernel &k, const Rung &r, const std::vec
             k.setArg(arg++, p.step);
             k.setArg(arg++, p.span);
         }
-        k.setArg(arg, cl::Local(l.wg * sizeof(float)));
+        k.setArg(arg++, cl::Local(l.wg * sizeof(float)));
+        if (r.single_pass) k.setArg(arg, l.tickets);
         env.queue.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(p.groups * l.wg),
                                        cl::NDRange(l.wg), nullptr, &ev[i]);
     }
     Outcome o;
-    env.queue.enqueueReadBuffer(out.back(), CL_TRUE, 0, sizeof(float), &o.value);
+    const std::size_t total_at = r.single_pass ? passes.back().groups : 0;  // v8: y[groups]
+    env.queue.enqueueReadBuffer(out.back(), CL_TRUE, total_at * sizeof(float), sizeof(float),
+                                &o.value);
     const auto start = ev.front().getProfilingInfo<CL_PROFILING_COMMAND_START>();
     const auto end = ev.back().getProfilingInfo<CL_PROFILING_COMMAND_END>();
     o.ms = static_cast<double>(end - start) * 1e-6;
@@ -133,11 +143,14 @@ Measured measure_rung(Env &env, cl::Kernel &k, const Rung &r, Ladder &l) {
     m.passes = plan(r, l.n, l.wg, l.groups, l.blocked);
     std::size_t serial = 0;
     for (const Pass &p : m.passes) serial += p.serial + 1;
+    if (r.single_pass) serial += groups_for(m.passes[0].groups, l.wg) + 1;  // the last group's adds
     m.want = l.want;
     m.tol = l.exact ? 0 : tolerance(l.n, l.abs_sum, serial);
     std::vector<cl::Buffer> out;
     for (const Pass &p : m.passes)
-        out.emplace_back(env.context, CL_MEM_READ_WRITE, p.groups * sizeof(float));
+        out.emplace_back(env.context, CL_MEM_READ_WRITE, out_floats(r, p) * sizeof(float));
+    if (r.single_pass && !l.tickets())
+        l.tickets = cl::Buffer(env.context, CL_MEM_READ_WRITE, sizeof(cl_uint));
     // Once a run is wrong, no more launches: the rest would only cost time.
     m.ms = median_of_launches(l.trials, [&] {
         if (!m.ok) return 0.0;

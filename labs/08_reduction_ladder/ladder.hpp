@@ -12,21 +12,24 @@ namespace synclab {
 // How a rung's kernel is launched (its name and kernel are in declaration.hpp).
 struct Rung {
     const char *variant;
-    std::size_t per_item;  // elements a work-item loads; 0: grid-stride (v6, v7)
+    std::size_t per_item;  // elements a work-item loads; 0: grid-stride (v6 to v8)
     bool float4;
+    // v8: one launch; the last group to take a ticket writes the total after the partials.
+    bool single_pass = false;
 };
-// Rung "v1" to "v7"; std::logic_error for any other name.
+// Rung "v1" to "v8"; std::logic_error for any other name.
 const Rung &rung(const std::string &variant);
 
 // One launch: m values in, `groups` partial sums out.
 struct Pass {
     std::size_t m = 0, groups = 0;
-    cl_uint spread = 0, step = 0, span = 0;  // v6/v7 only
+    cl_uint spread = 0, step = 0, span = 0;  // v6 to v8 only
     std::size_t serial = 0;                  // terms one work-item adds in a row
 };
 
 // The launches that take n values down to one. Grid-stride rungs fill the device on the first
-// pass (at most `groups` groups) and finish in one group when they can.
+// pass (at most `groups` groups) and finish in one group when they can; v8 has that first pass
+// alone.
 std::vector<Pass> plan(const Rung &r, std::size_t n, std::size_t wg, std::size_t groups,
                        bool blocked);
 
@@ -45,6 +48,7 @@ struct Ladder {
     double want = 0, abs_sum = 0;
     std::vector<double> host;  // with exact: the input, for every group's sum
     cl::Buffer x;
+    cl::Buffer tickets;  // v8's counter, zeroed before every run
     // Sums hx on the host and copies it to x.
     void load(Env &env, const std::vector<float> &hx);
 };

@@ -1,4 +1,4 @@
-// Lab 08: the reduction ladder (after Harris). Seven kernels sum the same n floats; each is
+// Lab 08: the reduction ladder (after Harris). Eight kernels sum the same n floats; each is
 // checked against the host and timed over all its passes, and its GB/s is set against a read
 // probe's on the same device (the bandwidth this memory-bound job could reach; a copy probe's
 // beside it) and against CLBlast's sum of the same buffer, the library a user would pick.
@@ -63,7 +63,7 @@ static int run(Lab &lab) {
                   reduce_bytes(l.n) / 1048576.0, o.n ? "" : ", this device's default; -n to change",
                   l.wg, l.trials);
     lab.banner(what);
-    std::printf("v5-v7 finish: %s; v6/v7: up to %zu groups, %s layout\n",
+    std::printf("v5-v8 finish: %s; v6-v8: up to %zu groups, %s layout\n",
                 part.runs ? ("sub_group_reduce_add (" + sg.how + ")").c_str()
                             : ("unrolled tree with barriers; the sub-group finish is " +
                                part.not_checked()).c_str(),
@@ -120,7 +120,7 @@ static int run(Lab &lab) {
         char detail[160];
         std::snprintf(detail, sizeof detail, "%s: verified, %.4f ms = %.1f GB/s", name.c_str(),
                       m.ms, gbps);
-        const bool finish = variant >= "v5";  // v5 to v7 end with finish_group
+        const bool finish = variant >= "v5";  // v5 to v8 end with finish_group
         verdicts.push_back({variant, true, detail + (finish && !part.runs
                                                          ? "; its sub-group finish " + part.not_checked()
                                                          : std::string())});

@@ -20,7 +20,9 @@ inline const synclab::Declaration kLab{
                  {.name = "nofence", .kernels = {"barrierCentralizedNoFence"},
                   .demonstration = true},
                  {.name = "c11", .kernels = {"barrierCentralizedC11"}, .todo = true,
-                  .graded = false}},
+                  .graded = false},
+                 {.name = "generation", .kernels = {"barrierGeneration"}, .todo = true},
+                 {.name = "hierarchical", .kernels = {"barrierHierarchical"}, .todo = true}},
     // Without --groups the barriers run with as many groups as discovery finds resident, the
     // last held back each step (--skew) so a barrier that does not wait gives a wrong answer.
     // Work-groups of 1 to 256 work-items, n not a multiple of the group, and one group alone

@@ -70,6 +70,18 @@ const Method *Methods::find(const std::string &name) const {
     return nullptr;
 }
 
+Outcome run_median(Steps &steps, const Method &mm, std::size_t groups, const Workload &w,
+                   int trials) {
+    std::vector<double> ms;
+    Outcome o;
+    for (int t = 0; t < trials && (t == 0 || o.ok()); ++t) {
+        o = steps.run(const_cast<cl::Kernel &>(mm.kernel), mm.how, groups, w, mm.discovered);
+        ms.push_back(o.ms);
+    }
+    o.ms = median(ms);
+    return o;
+}
+
 // 1 to `most`: every count up to 16, then powers of two and `most` itself.
 static std::vector<std::size_t> group_counts(std::size_t most) {
     std::vector<std::size_t> g;
@@ -91,13 +103,7 @@ int run_sweep(Lab &lab, Methods &m, Steps &steps, const Workload &w, std::size_t
     auto one = [&](const Method &mm, std::size_t groups, Workload ww) {
         if (!skew_given) ww.skew = 0;
         // The median of --trials runs (default 3): a busy host stalls a spinning group at times.
-        std::vector<double> ms;
-        Outcome o;
-        for (int t = 0; t < trials && (t == 0 || o.ok()); ++t) {
-            o = steps.run(const_cast<cl::Kernel &>(mm.kernel), mm.how, groups, ww, mm.discovered);
-            ms.push_back(o.ms);
-        }
-        o.ms = median(ms);
+        const Outcome o = run_median(steps, mm, groups, ww, trials);
         if (sweep == "steps") steps_ms[mm.name][ww.steps] = o.ms;
         const double us = o.ms * 1000 / ww.steps;
         std::printf("%-15s groups %5zu took %5zu steps %5u work %4u %10.3f ms %10.2f us/step "

@@ -26,6 +26,10 @@ struct Methods {
     const Method *find(const std::string &name) const;
 };
 
+// One method run `trials` times (stopping at the first that is not ok), with the median time.
+Outcome run_median(Steps &steps, const Method &mm, std::size_t groups, const Workload &w,
+                   int trials);
+
 // --sweep groups|steps|occupancy: prints a table, writes CSV rows, returns the exit code (1 when
 // any run inside the resident groups gave up or was wrong).
 int run_sweep(Lab &lab, Methods &m, Steps &steps, const Workload &w, std::size_t occ,

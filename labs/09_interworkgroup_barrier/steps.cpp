@@ -6,8 +6,17 @@
 namespace synclab {
 
 namespace {
-constexpr std::size_t kCtlWords = 4;  // GAVE_UP, COUNT, GEN, POLL (the kernel file's names)
-constexpr cl_uint kClosed = 0x80000000u;
+constexpr std::size_t kCtlWords = 5;  // GAVE_UP, COUNT, GEN, POLL, PARTS (the kernel file's)
+constexpr std::size_t kParts = 4;
+// The hierarchical barrier's counters: one for every per_counter() groups (the kernel file's).
+std::size_t counters(std::size_t groups) {
+    std::size_t per = 1;
+    while (per * per < groups) ++per;
+    return (groups + per - 1) / per;
+}
+// Words of the flags buffer for `groups`: the decentralized barrier's in[] and out[], or the
+// hierarchical barrier's counters and release words, one 32-word (128-byte) line each.
+std::size_t flag_words(std::size_t groups) { return 2 * std::max(groups, counters(groups) * 32); }
 
 cl_uint mix(cl_uint x, unsigned work) {
     for (unsigned k = 0; k < work; ++k) x = x * 1664525u + 1013904223u;
@@ -45,8 +54,11 @@ std::size_t sync_bytes(const std::string &method, std::size_t groups) {
     if (method.rfind("relaunch", 0) == 0) return 0;  // the queue is the barrier
     if (method == "centralized" || method == "nofence" || method == "c11")
         return 3 * word;                              // gave-up, count, generation
+    if (method == "generation") return 2 * word;      // gave-up, count with its flip bit
+    if (method == "hierarchical")  // gave-up, the top count, two lines per counter
+        return (2 + 2 * 32 * counters(groups)) * word;
     if (method == "decentralized") return (1 + 2 * groups) * word;  // gave-up, in[], out[]
-    return (2 + 2 * groups) * word;                   // discovered: + the poll
+    return (3 + 2 * groups) * word;                   // discovered: + the poll, the count
 }
 
 Steps::Steps(Env &env, std::size_t n, std::mt19937_64 &rng) : env_(env), n_(n) {
@@ -77,11 +89,13 @@ std::size_t Steps::discover(cl::Kernel &k, std::size_t launched, const Workload 
     k.setArg(0, ctl_);
     k.setArg(1, cl_uint(w.grace));
     k.setArg(2, cl_uint(w.budget));
+    cl::Event ev;
     env_.queue.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(launched * w.wg),
-                                    cl::NDRange(w.wg));
+                                    cl::NDRange(w.wg), nullptr, &ev);
     cl_uint ctl[kCtlWords];
     env_.queue.enqueueReadBuffer(ctl_, CL_TRUE, 0, sizeof ctl, ctl);
-    return ctl[3] & ~kClosed;
+    discovery_ms = event_ms(ev);
+    return ctl[kParts];
 }
 
 Outcome Steps::run(cl::Kernel &k, How how, std::size_t groups, const Workload &w,
@@ -115,12 +129,12 @@ Outcome Steps::run(cl::Kernel &k, How how, std::size_t groups, const Workload &w
         q.finish();
     } else {
         if (flag_groups_ < groups) {
-            flags_ = cl::Buffer(env_.context, CL_MEM_READ_WRITE, 2 * groups * sizeof(cl_uint));
+            flags_ = cl::Buffer(env_.context, CL_MEM_READ_WRITE, flag_words(groups) * sizeof(cl_uint));
             seen_ = cl::Buffer(env_.context, CL_MEM_READ_WRITE, groups * sizeof(cl_uint));
             flag_groups_ = groups;
         }
         zero(ctl_, kCtlWords);
-        zero(flags_, 2 * groups);
+        zero(flags_, flag_words(groups));
         zero(seen_, groups);
         const cl_uint args[] = {cl_uint(n_), w.steps, w.work, w.skew, w.budget, w.grace};
         k.setArg(0, a_);
@@ -137,7 +151,7 @@ Outcome Steps::run(cl::Kernel &k, How how, std::size_t groups, const Workload &w
     if (how == How::InKernel) {
         cl_uint ctl[kCtlWords];
         q.enqueueReadBuffer(ctl_, CL_TRUE, 0, sizeof ctl, ctl);
-        if (discovered) o.parts = ctl[3] & ~kClosed;
+        if (discovered) o.parts = ctl[kParts];
         if (ctl[0]) {
             o.gave_up = true;
             std::vector<cl_uint> seen(groups);

@@ -49,6 +49,7 @@ public:
                 bool discovered = false);
     // The discovery kernel alone: how many groups of w.wg registered, `launched` launched.
     std::size_t discover(cl::Kernel &k, std::size_t launched, const Workload &w);
+    double discovery_ms = 0;  // the last discover()'s kernel, start to end
 
 private:
     const std::vector<cl_uint> &want(unsigned steps, unsigned work);

@@ -14,8 +14,9 @@ inline const synclab::Declaration kLab{
     .variants = {{.name = "naive", .kernels = {"jacobiNaive"}, .todo = true},
                  {.name = "tiled", .kernels = {"jacobiTiled"}, .todo = true},
                  {.name = "rows", .kernels = {"jacobiRows"}, .todo = true},
-                 {.name = "shapes", .kernels = {"jacobiNaive", "jacobiTiled", "jacobiRows"}, .todo = true,
-                  .graded = false},
+                 {.name = "rows4", .kernels = {"jacobiRows4"}, .todo = true},
+                 {.name = "shapes", .kernels = {"jacobiNaive", "jacobiTiled", "jacobiRows", "jacobiRows4"},
+                  .todo = true, .graded = false},
                  {.name = "persistent", .kernels = {"jacobiPersistent"}, .todo = true}},
     // Grids that are and are not multiples of the block, 3x3 (one interior point), one 16x4
     // block alone (the default on a CPU), and blocks of 32x1 and 4x2 that catch a kernel
@@ -29,6 +30,9 @@ inline const synclab::Declaration kLab{
     // of whole blocks, so edge work-items of a block sit on the grid's last row and column: a
     // halo load without its guard reads past the grid there.
     .race_check = {"--grid", "16x12", "--block", "8x4", "--sweeps", "3"},
+    // Oclgrind 21.10's uninitialised-value check crashes on rows4's vload4 (as on lab 08's
+    // float4 loads): only it is off. A tile read before it is loaded still shows as a wrong point.
+    .oclgrind_off = {"uninitialized"},
     .oclgrind_groups = 4,  // groups that wait for one another meet; hbcheck judges their fences
     // Stress schedules: all sweeps in one launch, with its grid barrier, many sweeps.
     .stress_schedules = 3,

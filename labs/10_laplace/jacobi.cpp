@@ -128,13 +128,14 @@ static cl::NDRange rounded(std::size_t I, std::size_t J, Block b) {
 }
 
 Run Sweeper::relaunch(cl::Kernel &k, Block b, unsigned sweeps, bool tiled,
-                      const std::vector<float> &want, unsigned rows) {
+                      const std::vector<float> &want, unsigned rows, unsigned cols) {
     reset();
     k.setArg(0, cl_uint(g_.I));
     k.setArg(1, cl_uint(g_.J));
     if (tiled) k.setArg(4, cl::Local((b.x + 2) * (b.y + 2) * sizeof(float)));
     if (rows) k.setArg(4, cl_uint(rows));
-    const cl::NDRange global = rounded(g_.I, rows ? (g_.J + rows - 1) / rows : g_.J, b), local(b.x, b.y);
+    const cl::NDRange global = rounded((g_.I + cols - 1) / cols, rows ? (g_.J + rows - 1) / rows : g_.J, b),
+                      local(b.x, b.y);
     cl::Event first, last;
     for (unsigned s = 0; s < sweeps; ++s) {
         k.setArg(2, s & 1 ? b_ : a_);

@@ -61,9 +61,10 @@ class Sweeper {
 public:
     Sweeper(Env &env, const Grid &g);
     // One launch per sweep, back to back. Tiled kernels get a (bx + 2) x (by + 2) tile; with
-    // rows > 0 each work-item sweeps that many points of a column (jacobiRows).
+    // rows > 0 each work-item sweeps that many points of a column (jacobiRows), of `cols`
+    // columns side by side (jacobiRows4: 4).
     Run relaunch(cl::Kernel &k, Block b, unsigned sweeps, bool tiled,
-                 const std::vector<float> &want, unsigned rows = 0);
+                 const std::vector<float> &want, unsigned rows = 0, unsigned cols = 1);
     // All sweeps in one launch of up to `launch` groups of b; discovery keeps those resident.
     Run persistent(cl::Kernel &k, Block b, unsigned sweeps, std::size_t launch, unsigned budget,
                    unsigned grace, const std::vector<float> &want);

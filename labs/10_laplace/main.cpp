@@ -25,6 +25,7 @@ static int run(Lab &lab) {
     const auto tile = [](Block b) { return (b.x + 2) * (b.y + 2) * sizeof(float); };
     cl::Kernel naive = kernel("jacobiNaive", s.block, 0), tiled = kernel("jacobiTiled", s.block, tile(s.block));
     cl::Kernel persistent = kernel("jacobiPersistent", s.block, 0), rows = kernel("jacobiRows", s.block, 0);
+    cl::Kernel rows4 = kernel("jacobiRows4", s.block, 0);
     Sweeper sw(lab.env, g);
 
     char what[200];
@@ -93,6 +94,7 @@ static int run(Lab &lab) {
         if (v == "naive") relaunch_us = report(v, "jacobiNaive", s.block, sw.relaunch(naive, s.block, s.sweeps, false, want));
         if (v == "tiled") report(v, "jacobiTiled", s.block, sw.relaunch(tiled, s.block, s.sweeps, true, want));
         if (v == "rows") report(v, "jacobiRows", s.block, sw.relaunch(rows, s.block, s.sweeps, false, want, s.rows));
+        if (v == "rows4") report(v, "jacobiRows4", s.block, sw.relaunch(rows4, s.block, s.sweeps, false, want, s.rows, 4));
         if (v == "shapes")
             for (const Block b : s.shapes) {
                 if (b.x * b.y > dev.max_wg) {  // --shapes all, or one of a list: said, not dropped
@@ -105,6 +107,8 @@ static int run(Lab &lab) {
                 report(v, "jacobiTiled", b, sw.relaunch(kt, b, s.sweeps, true, want));
                 cl::Kernel kr = kernel("jacobiRows", b, 0);
                 report(v, "jacobiRows", b, sw.relaunch(kr, b, s.sweeps, false, want, s.rows));
+                cl::Kernel kr4 = kernel("jacobiRows4", b, 0);
+                report(v, "jacobiRows4", b, sw.relaunch(kr4, b, s.sweeps, false, want, s.rows, 4));
             }
         if (v == "persistent") {
             const std::size_t blocks = (g.I + s.block.x - 1) / s.block.x * ((g.J + s.block.y - 1) / s.block.y);
