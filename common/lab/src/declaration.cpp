@@ -53,6 +53,7 @@ void describe(std::ostream &os, const Declaration &d) {
     for (const auto &c : d.oclgrind_off) os << "oclgrind-off\t" << one_field(c) << "\n";
     if (d.build_per_size) os << "build-per-size\n";
     if (d.oclgrind_groups) os << "oclgrind-groups\t" << d.oclgrind_groups << "\n";
+    if (d.points != 1) os << "points\t" << d.points << "\n";
 }
 
 static std::vector<std::string> split(const std::string &s, char sep) {
@@ -112,6 +113,9 @@ Declaration parse_description(const std::string &text) {
         } else if (f[0] == "oclgrind-groups" && f.size() == 2 && !f[1].empty() &&
                    f[1].size() < 4 && std::all_of(f[1].begin(), f[1].end(), ::isdigit)) {
             d.oclgrind_groups = static_cast<unsigned>(std::stoul(f[1]));
+        } else if (f[0] == "points" && f.size() == 2 && !f[1].empty() && f[1].size() < 5 &&
+                   std::all_of(f[1].begin(), f[1].end(), ::isdigit)) {
+            d.points = static_cast<unsigned>(std::stoul(f[1]));
         } else if (!line.empty()) {
             throw bad("unknown record '" + f[0] + "'");
         }

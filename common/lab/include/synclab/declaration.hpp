@@ -49,6 +49,9 @@ struct Declaration {
     // memory model (fences and atomics), while Oclgrind's own check keeps those within a group.
     // Other labs' race checks run one group at a time (deterministic, one core under -j).
     unsigned oclgrind_groups = 0;
+    // The lab's weight in a score (Gradescope, PrairieLearn): points for a pass, 0 for anything
+    // else. An instructor reweights without code: synclab-grade --points 09=3.
+    unsigned points = 1;
     std::function<void(cxxopts::Options &)> options = {};  // the lab's own options, if any
 
     std::string id() const { return dir.substr(0, 2); }           // "01"
@@ -73,6 +76,7 @@ struct Declaration {
 //   oclgrind-off <check>
 //   build-per-size                 its build options change with the grading sizes (-D)
 //   oclgrind-groups <N>            its race check runs N groups at once, with hbcheck
+//   points <N>                     its weight in a score (absent: 1)
 constexpr int kContractVersion = 1;
 void describe(std::ostream &os, const Declaration &d);
 // Reads what describe() wrote; throws std::runtime_error naming the bad line.
