@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -176,43 +175,43 @@ TEST_CASE("Gradescope and PrairieLearn: whatever goes wrong, a valid results fil
     const std::string crashes = fake_grader("crashes", "kill -SEGV $$");
     const std::string sleeps = fake_grader("sleeps", "exec sleep 60");
     const std::string solution = test::source("solutions/01_workgroup_reduce.cl");
-    auto put = [](const std::string &from, const fs::path &to) {
-        fs::create_directories(to.parent_path());
-        fs::copy_file(from, to);
-    };
+    const std::string file = "01_workgroup_reduce.cl";
     struct Case {
         std::string what;
-        std::function<void(const fs::path &)> make;  // the submission folder, made empty
+        std::string from, as;  // a file put in the submission as `as` ("": none)
         std::string options;
         std::map<std::string, std::string> env;
         bool passes, student_fault;
         std::vector<std::string> says;
     };
     const std::vector<Case> cases{
-        {"the right file, in a sub-folder", [&](const fs::path &s) { put(solution, s / "my lab/01_workgroup_reduce.cl"); },
-         "", {}, true, true, {"pass [01_workgroup_reduce.cl]"}},
-        {"no file", [](const fs::path &) {}, "", {}, false, true, {"missing", "01_workgroup_reduce.cl not handed in"}},
-        {"no submission folder", [](const fs::path &s) { fs::remove_all(s); }, "", {}, false, true, {"not handed in"}},
-        {"the file under another name", [&](const fs::path &s) { put(solution, s / "lab1.cl"); }, "", {}, false, true,
+        {"the right file, in a sub-folder", solution, "my lab/" + file, "", {}, true, true, {"pass [" + file}},
+        {"no file", "", "", "", {}, false, true, {"missing", file + " not handed in"}},
+        {"no submission folder", "", "", "", {}, false, true, {"not handed in"}},
+        {"the file under another name", solution, "lab1.cl", "", {}, false, true,
          {"not handed in", "named as no lab: lab1.cl"}},
-        {"a compile error", [&](const fs::path &s) { put(test::fixture("compile_error") + "/01_workgroup_reduce.cl", s / "01_workgroup_reduce.cl"); },
-         "", {}, false, true, {"FAIL compile-error", "01_workgroup_reduce.cl:6:"}},
-        {"a kernel that never ends", [&](const fs::path &s) { put(test::fixture("infinite_loop") + "/01_workgroup_reduce.cl", s / "01_workgroup_reduce.cl"); },
-         "--timeout 2", {}, false, true, {"FAIL timeout", "timed out"}},
-        {"a grader that crashes", [&](const fs::path &s) { put(solution, s / "01_workgroup_reduce.cl"); },
-         "", {{"SYNCLAB_BUILD", crashes}}, false, false, {"crashed", "SIGSEGV"}},
-        {"a grader that never ends", [&](const fs::path &s) { put(solution, s / "01_workgroup_reduce.cl"); },
-         "", {{"SYNCLAB_BUILD", sleeps}, {"SYNCLAB_AUTOGRADER_TIMEOUT", "2"}}, false, false, {"longer than 2 s"}},
-        {"no grader built", [&](const fs::path &s) { put(solution, s / "01_workgroup_reduce.cl"); },
-         "", {{"SYNCLAB_BUILD", (fakes.path / "none").string()}}, false, false, {"not built"}},
+        {"a compile error", test::fixture("compile_error") + "/" + file, file, "", {}, false, true,
+         {"FAIL compile-error", file + ":6:"}},
+        {"a kernel that never ends", test::fixture("infinite_loop") + "/" + file, file, "--timeout 2", {},
+         false, true, {"FAIL timeout", "timed out"}},
+        {"a grader that crashes", solution, file, "", {{"SYNCLAB_BUILD", crashes}}, false, false,
+         {"crashed", "SIGSEGV"}},
+        {"a grader that never ends", solution, file, "",
+         {{"SYNCLAB_BUILD", sleeps}, {"SYNCLAB_AUTOGRADER_TIMEOUT", "2"}}, false, false, {"longer than 2 s"}},
+        {"no grader built", solution, file, "", {{"SYNCLAB_BUILD", (fakes.path / "none").string()}}, false,
+         false, {"not built"}},
     };
     for (const Platform &p : {kGradescope, kPrairieLearn})
         for (const Case &c : cases) {
             CAPTURE(p.name);
             CAPTURE(c.what);
             TempDir root;
-            fs::create_directories(root.path / p.submission);
-            c.make(root.path / p.submission);
+            const fs::path submission = root.path / p.submission;
+            if (c.what != "no submission folder") fs::create_directories(submission);
+            if (!c.from.empty()) {
+                fs::create_directories((submission / c.as).parent_path());
+                fs::copy_file(c.from, submission / c.as);
+            }
             const auto r = run_platform(p, root.path, "--labs 01 --quick " + c.options, c.env);
             CAPTURE(r.out);
             CAPTURE(r.err);
@@ -226,6 +225,49 @@ TEST_CASE("Gradescope and PrairieLearn: whatever goes wrong, a valid results fil
             CHECK(value(f, "score") == (c.passes ? "1" : "0"));
             if (p.name == "prairielearn") CHECK(value(f, "gradable") == (c.student_fault ? "true" : "false"));
         }
+}
+
+TEST_CASE("the Gradescope zip unpacked in a fake root grades with its grade-options, solutions left out") {
+    if (!fs::exists(test::source(".git"))) {
+        MESSAGE("not a git checkout: the zip is built from the last commit");
+        return;
+    }
+    TempDir root;
+    const std::string zip = root / "autograder.zip";
+    synclab::ProcessLimits limits;
+    limits.timeout_s = 120;
+    const auto made = synclab::run_process(
+        {test::source("classroom/gradescope/make_autograder_zip.sh"), "-o", zip, "--labs", "01", "--quick"},
+        {}, limits);
+    CAPTURE(made.err);
+    REQUIRE(made.exit_code == 0);
+    // Unpacked as Gradescope does, into source/, with each file's mode.
+    const char *unzip = "import os, sys, zipfile\n"
+                        "z = zipfile.ZipFile(sys.argv[1])\n"
+                        "for i in z.infolist():\n"
+                        "    z.extract(i, sys.argv[2])\n"
+                        "    mode = i.external_attr >> 16 & 0o777\n"
+                        "    if mode: os.chmod(os.path.join(sys.argv[2], i.filename), mode)\n";
+    const auto unpacked =
+        synclab::run_process({"/usr/bin/env", "python3", "-c", unzip, zip, root / "source"}, {}, limits);
+    REQUIRE(unpacked.exit_code == 0);
+    for (const char *file : {"setup.sh", "run_autograder", "grade-options", "classroom/autograde.sh",
+                             "kernels/01_workgroup_reduce.cl"})
+        CHECK_MESSAGE(fs::exists(root.path / "source" / file), file);
+    CHECK_FALSE(fs::exists(root.path / "source/solutions"));
+    fs::create_directories(root.path / "submission/upload");
+    fs::copy_file(test::source("solutions/01_workgroup_reduce.cl"),
+                  root.path / "submission/upload/01_workgroup_reduce.cl");
+    const std::map<std::string, std::string> env{{"AUTOGRADER_ROOT", root.path.string()},
+                                                 {"SYNCLAB_BUILD", build_dir()},
+                                                 {"SYNCLAB_GRADE_OPTIONS", ""},
+                                                 {"SYNCLAB_KERNELS", ""}};
+    const auto r = synclab::run_process({root / "source/run_autograder"}, env, limits);
+    CAPTURE(r.out);
+    CHECK(r.exit_code == 0);
+    CHECK(contains(r.out, "x 1 lab(s)"));  // --labs 01 from grade-options
+    const auto f = checked(schema_of(kGradescope), root / "results/results.json");
+    if (f) CHECK(value(*f, "score") == "1");
 }
 
 TEST_CASE("the platforms' schemas refuse what the platforms would not read") {
@@ -262,7 +304,8 @@ TEST_CASE("--gradescope and --prairielearn weigh labs by --points, and refuse ba
     TempDir dir;
     // A starter beside a file no lab takes, whose name a JSON writer must escape.
     fs::create_directories(dir.path / "starter");
-    fs::copy_file(test::source("kernels/01_workgroup_reduce.cl"), dir.path / "starter/01_workgroup_reduce.cl");
+    fs::copy_file(test::source("kernels/01_workgroup_reduce.cl"),
+                  dir.path / "starter/01_workgroup_reduce.cl");
     std::ofstream(dir.path / "starter/lab\"1\xff.cl") << "kernel void k() {}\n";
     for (const std::string &folder : {test::source("solutions"), dir / "starter"}) {
         const bool good = folder == test::source("solutions");

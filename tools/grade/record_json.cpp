@@ -20,7 +20,11 @@ namespace {
 // Length of the UTF-8 sequence starting at s[i], 0 when it is not a valid one.
 std::size_t utf8_length(const std::string &s, std::size_t i) {
     const auto c = static_cast<unsigned char>(s[i]);
-    const std::size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    const std::size_t n = c < 0x80          ? 1
+                          : (c >> 5) == 6   ? 2
+                          : (c >> 4) == 14  ? 3
+                          : (c >> 3) == 30  ? 4
+                                            : 0;
     if (n == 0 || i + n > s.size()) return 0;
     for (std::size_t k = 1; k < n; ++k)
         if ((static_cast<unsigned char>(s[i + k]) >> 6) != 2) return 0;
@@ -120,8 +124,10 @@ protected:
                 t.reason = "not graded: the grader stopped before this lab was done";
             } else {
                 t.passed = row->passed();
-                t.summary = (t.passed ? "pass" : row->grade == "missing" ? "missing" : "FAIL " + row->kind) +
-                            " [" + lab->kernel_file + "]";
+                const std::string state = t.passed                   ? "pass"
+                                          : row->grade == "missing" ? "missing"
+                                                                    : "FAIL " + row->kind;
+                t.summary = state + " [" + lab->kernel_file + "]";
                 t.reason = row->reason;
                 if (row->grade == "missing" && !note_.empty()) t.reason += "; " + note_;
                 t.details = t.passed ? "" : clipped(row->details, 4000);
@@ -131,7 +137,8 @@ protected:
             most += t.points;
             tests.push_back(std::move(t));
         }
-        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
         write_whole(path_, text(tests, earned, most, note_, finished, seconds),
                     "the folder of " + option_ + " " + path_);
     }
@@ -144,15 +151,17 @@ private:
 
 // The line a student reads first.
 std::string headline(unsigned earned, unsigned most, bool finished, const std::string &note) {
-    return (finished ? "" : "grading did not finish: this is not a grade; ") + std::to_string(earned) +
-           " of " + std::to_string(most) + " points" + (note.empty() ? "" : "; " + note);
+    return (finished ? "" : "grading did not finish: this is not a grade; ") +
+           std::to_string(earned) + " of " + std::to_string(most) + " points" +
+           (note.empty() ? "" : "; " + note);
 }
 
 // https://gradescope-autograders.readthedocs.io/en/latest/specs/ (classroom/gradescope/
 // results.schema.json): points in "score", text shown as written ("text" formats).
 class GradescopeRecord : public JsonRecord {
 public:
-    explicit GradescopeRecord(const RecordSettings &s) : JsonRecord(s, s.gradescope, "--gradescope") {
+    explicit GradescopeRecord(const RecordSettings &s)
+        : JsonRecord(s, s.gradescope, "--gradescope") {
         write({}, false);
     }
 
@@ -166,7 +175,8 @@ private:
           << "\n  \"visibility\": \"visible\",\n  \"tests\": [";
         for (std::size_t i = 0; i < tests.size(); ++i) {
             const LabTest &t = tests[i];
-            o << (i ? "," : "") << "\n    {\"name\": " << json(t.name) << ", \"score\": " << t.earned
+            o << (i ? "," : "") << "\n    {\"name\": " << json(t.name)
+              << ", \"score\": " << t.earned
               << ", \"max_score\": " << t.points << ", \"status\": "
               << (t.passed ? "\"passed\"" : "\"failed\"") << ", \"visibility\": \"visible\","
               << "\n     \"output\": "
@@ -199,9 +209,11 @@ private:
         o << ",\n  \"tests\": [";
         for (std::size_t i = 0; i < tests.size(); ++i) {
             const LabTest &t = tests[i];
-            o << (i ? "," : "") << "\n    {\"name\": " << json(t.name) << ", \"points\": " << t.earned
+            o << (i ? "," : "") << "\n    {\"name\": " << json(t.name)
+              << ", \"points\": " << t.earned
               << ", \"max_points\": " << t.points << ",\n     \"message\": "
-              << json(t.summary + ": " + t.reason) << ",\n     \"output\": " << json(t.details) << "}";
+              << json(t.summary + ": " + t.reason) << ",\n     \"output\": " << json(t.details)
+              << "}";
         }
         o << "\n  ]\n}\n";
         return o.str();
