@@ -306,7 +306,7 @@ TEST_CASE("--gradescope and --prairielearn weigh labs by --points, and refuse ba
     fs::create_directories(dir.path / "starter");
     fs::copy_file(test::source("kernels/01_workgroup_reduce.cl"),
                   dir.path / "starter/01_workgroup_reduce.cl");
-    std::ofstream(dir.path / "starter/lab\"1\xff.cl") << "kernel void k() {}\n";
+    std::ofstream(dir.path / "starter/lab\"1\xff\xed\xa0\x80\xc0\x80.cl") << "kernel void k() {}\n";
     for (const std::string &folder : {test::source("solutions"), dir / "starter"}) {
         const bool good = folder == test::source("solutions");
         const auto r = run_grader({"--kernels", folder, "--labs", "01", "--quick", "--points", "1=3",

@@ -28,6 +28,11 @@ std::size_t utf8_length(const std::string &s, std::size_t i) {
     if (n == 0 || i + n > s.size()) return 0;
     for (std::size_t k = 1; k < n; ++k)
         if ((static_cast<unsigned char>(s[i + k]) >> 6) != 2) return 0;
+    // Overlong forms, UTF-16 surrogates and code points past U+10FFFF are no UTF-8 either.
+    const auto d = n > 1 ? static_cast<unsigned char>(s[i + 1]) : 0;
+    if ((n == 2 && c < 0xc2) || (c == 0xe0 && d < 0xa0) || (c == 0xed && d >= 0xa0) ||
+        (c == 0xf0 && d < 0x90) || (c == 0xf4 && d >= 0x90) || c > 0xf4)
+        return 0;
     return n;
 }
 
