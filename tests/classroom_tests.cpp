@@ -175,31 +175,38 @@ TEST_CASE("Gradescope and PrairieLearn: whatever goes wrong, a valid results fil
     const std::string crashes = fake_grader("crashes", "kill -SEGV $$");
     const std::string sleeps = fake_grader("sleeps", "exec sleep 60");
     const std::string solution = test::source("solutions/01_workgroup_reduce.cl");
+    const std::string starter = test::source("kernels/01_workgroup_reduce.cl");
     const std::string file = "01_workgroup_reduce.cl";
     struct Case {
         std::string what;
-        std::string from, as;  // a file put in the submission as `as` ("": none)
+        std::vector<std::pair<std::string, std::string>> files;  // (from, as in the submission)
         std::string options;
         std::map<std::string, std::string> env;
         bool passes, student_fault;
         std::vector<std::string> says;
     };
     const std::vector<Case> cases{
-        {"the right file, in a sub-folder", solution, "my lab/" + file, "", {}, true, true, {"pass [" + file}},
-        {"no file", "", "", "", {}, false, true, {"missing", file + " not handed in"}},
-        {"no submission folder", "", "", "", {}, false, true, {"not handed in"}},
-        {"the file under another name", solution, "lab1.cl", "", {}, false, true,
+        // The shallowest of two files with one name is graded; macOS's zip litter never is.
+        {"the right file, in a sub-folder",
+         {{solution, "my lab/" + file}, {starter, "my lab/old/" + file}, {starter, "__MACOSX/" + file},
+          {starter, "my lab/._" + file}},
+         "", {}, true, true, {"pass [" + file}},
+        {"the starter, above the right file", {{starter, file}, {solution, "my lab/" + file}}, "", {},
+         false, true, {"FAIL wrong-answer"}},
+        {"no file", {}, "", {}, false, true, {"missing", file + " not handed in"}},
+        {"no submission folder", {}, "", {}, false, true, {"not handed in"}},
+        {"the file under another name", {{solution, "lab1.cl"}}, "", {}, false, true,
          {"not handed in", "named as no lab: lab1.cl"}},
-        {"a compile error", test::fixture("compile_error") + "/" + file, file, "", {}, false, true,
+        {"a compile error", {{test::fixture("compile_error") + "/" + file, file}}, "", {}, false, true,
          {"FAIL compile-error", file + ":6:"}},
-        {"a kernel that never ends", test::fixture("infinite_loop") + "/" + file, file, "--timeout 2", {},
-         false, true, {"FAIL timeout", "timed out"}},
-        {"a grader that crashes", solution, file, "", {{"SYNCLAB_BUILD", crashes}}, false, false,
+        {"a kernel that never ends", {{test::fixture("infinite_loop") + "/" + file, file}}, "--timeout 2",
+         {}, false, true, {"FAIL timeout", "timed out"}},
+        {"a grader that crashes", {{solution, file}}, "", {{"SYNCLAB_BUILD", crashes}}, false, false,
          {"crashed", "SIGSEGV"}},
-        {"a grader that never ends", solution, file, "",
+        {"a grader that never ends", {{solution, file}}, "",
          {{"SYNCLAB_BUILD", sleeps}, {"SYNCLAB_AUTOGRADER_TIMEOUT", "2"}}, false, false, {"longer than 2 s"}},
-        {"no grader built", solution, file, "", {{"SYNCLAB_BUILD", (fakes.path / "none").string()}}, false,
-         false, {"not built"}},
+        {"no grader built", {{solution, file}}, "", {{"SYNCLAB_BUILD", (fakes.path / "none").string()}},
+         false, false, {"not built"}},
     };
     for (const Platform &p : {kGradescope, kPrairieLearn})
         for (const Case &c : cases) {
@@ -208,9 +215,9 @@ TEST_CASE("Gradescope and PrairieLearn: whatever goes wrong, a valid results fil
             TempDir root;
             const fs::path submission = root.path / p.submission;
             if (c.what != "no submission folder") fs::create_directories(submission);
-            if (!c.from.empty()) {
-                fs::create_directories((submission / c.as).parent_path());
-                fs::copy_file(c.from, submission / c.as);
+            for (const auto &[from, as] : c.files) {
+                fs::create_directories((submission / as).parent_path());
+                fs::copy_file(from, submission / as);
             }
             const auto r = run_platform(p, root.path, "--labs 01 --quick " + c.options, c.env);
             CAPTURE(r.out);
