@@ -3,6 +3,8 @@
 // Classroom workflow's command and its JUnit report; synclab-grade's platform options.
 #include <doctest/doctest.h>
 
+#include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +13,8 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <sys/wait.h>
+#include <thread>
 #include <vector>
 
 #include "grade_support.hpp"
@@ -349,6 +353,29 @@ TEST_CASE("--gradescope and --prairielearn weigh labs by --points, and refuse ba
         CHECK(contains(r.err, says));
     }
     CHECK_FALSE(fs::exists(dir / "starter/r.json"));
+}
+
+TEST_CASE("a grader killed half-way leaves valid platform results that say grading did not finish") {
+    TempDir dir;
+    const std::string gs = dir / "gs.json", pl = dir / "pl.json", log = dir / "log";
+    const pid_t pid = spawn_logged({test::lab(kGrader), "--kernels", test::fixture("infinite_loop"),
+                                    "--labs", "01", "--quick", "--timeout", "60", "--csv", dir / "g.csv",
+                                    "--junit", dir / "junit", "--gradescope", gs, "--prairielearn", pl},
+                                   log, {{"SYNCLAB_KERNELS", ""}});
+    for (int i = 0; i < 600 && !contains(read_file(log), "grading 1 submission"); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the lab is running
+    kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+    CAPTURE(read_file(log));
+    const auto gs_file = checked(schema_of(kGradescope), gs);
+    const auto pl_file = checked(schema_of(kPrairieLearn), pl);
+    if (!gs_file || !pl_file) return;
+    CHECK(value(*gs_file, "score") == "0");
+    CHECK(contains(value(*gs_file, "output"), "grading did not finish"));
+    CHECK(contains(value(*gs_file, "tests.0.output"), "not graded"));
+    CHECK(value(*pl_file, "gradable") == "false");
+    CHECK(contains(value(*pl_file, "message"), "grading did not finish"));
 }
 
 TEST_CASE("the GitHub Classroom workflow's grading command runs as written; its JUnit report holds each lab's reason") {
