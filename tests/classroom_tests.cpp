@@ -143,7 +143,7 @@ TEST_CASE("Gradescope and PrairieLearn: 3 of 10 labs right scores 3 of 10, each 
         CAPTURE(p.name);
         TempDir root;
         const std::set<std::string> right = three_of_ten(root.path / p.submission, true);
-        const auto r = run_platform(p, root.path, "--quick -j 2");
+        const auto r = run_platform(p, root.path, "--quick -j 2 --timeout 60");
         CAPTURE(r.out);
         CAPTURE(r.err);
         CHECK(r.exit_code == 0);
