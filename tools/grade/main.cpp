@@ -50,8 +50,8 @@ int run(int argc, char **argv) {
         grade::check_outputs({opt.csv, opt.junit, opt.gradescope, opt.prairielearn}, subs);
     grade::Settings settings = grade::device_settings(opt, catalog.bin, icd_vendors);
 
-    // Records: both outputs are checked before the first student, and the gradebook is ours
-    // alone from here to the end.
+    // Records: every output is checked before the first student (a platform's results file is
+    // written "not finished" already), and the gradebook is ours alone from here to the end.
     grade::RecordSettings record_settings;
     record_settings.csv = out.csv;
     record_settings.junit = out.junit;
