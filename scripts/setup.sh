@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs what synclab needs from Debian 12, configures, builds into build/, and runs lab 01 on the
 # default device. Run as root or as a user with sudo. Safe to run again.
+# --packages-only: install the packages and stop (classroom/prairielearn/Dockerfile's base image).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# python3-jsonschema: the tests check the grading platforms' results against their schemas.
 packages=(cmake g++ make ocl-icd-opencl-dev opencl-clhpp-headers opencl-c-headers pocl-opencl-icd
           doctest-dev libcxxopts-dev oclgrind liboclgrind-dev llvm-14-dev clinfo bubblewrap gnuplot-nox
-          libclblast-dev)
+          libclblast-dev python3-jsonschema)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -20,6 +22,8 @@ if [ ${#missing[@]} -gt 0 ]; then
   "${sudo[@]}" apt-get update -q
   "${sudo[@]}" apt-get install -y -q "${missing[@]}"
 fi
+
+[ "${1:-}" = --packages-only ] && exit 0
 
 cmake -S . -B build
 cmake --build build -j"$(nproc)"

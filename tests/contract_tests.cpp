@@ -30,7 +30,8 @@ TEST_CASE("a declaration reads back as written, and a bad description is refused
                   .grading = {{"-n", "5"}, {"--wg", "64", "--trials", "2"}},
                   .race_check = {"--wg", "64"},
                   .oclgrind_off = {"uninitialized"},
-                  .build_per_size = true};
+                  .build_per_size = true,
+                  .points = 3};
     std::ostringstream out;
     describe(out, d);
     const Declaration r = parse_description(out.str());
@@ -49,9 +50,12 @@ TEST_CASE("a declaration reads back as written, and a bad description is refused
     CHECK(r.race_check == d.race_check);
     CHECK(r.oclgrind_off == d.oclgrind_off);
     CHECK(r.build_per_size);
+    CHECK(r.points == 3);
     std::ostringstream plain;
     describe(plain, Declaration{.dir = "43_other"});
     CHECK_FALSE(parse_description(plain.str()).build_per_size);
+    CHECK(parse_description(plain.str()).points == 1);  // absent: one point
+    CHECK_FALSE(contains(plain.str(), "points"));
     CHECK(r.find("b") != nullptr);
     CHECK(r.find("z") == nullptr);
 
@@ -61,6 +65,8 @@ TEST_CASE("a declaration reads back as written, and a bad description is refused
     CHECK_THROWS_WITH(parse_description("synclab-lab\t1\ndir\t01_x\nbogus\tx\n"),
                       doctest::Contains("line 3"));
     CHECK_THROWS_WITH(parse_description("synclab-lab\t1\ndir\tx\n"), doctest::Contains("NN_topic"));
+    CHECK_THROWS_WITH(parse_description("synclab-lab\t1\ndir\t01_x\npoints\t-1\n"),
+                      doctest::Contains("line 3"));
 }
 
 TEST_CASE("a verdict file reads back: the first result stands, and garbage is no verdict") {

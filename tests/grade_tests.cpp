@@ -1002,35 +1002,3 @@ TEST_CASE("an instructor folder named by SYNCLAB_GRADE_KERNELS passes every lab"
 }
 
 }  // TEST_SUITE
-
-TEST_SUITE("grade") {
-
-TEST_CASE("the GitHub Classroom workflow's grading command runs as written") {
-    const std::string workflow = read_file(test::source("classroom/workflow.yml"));
-    const auto at = workflow.find("command: synclab/build/bin/synclab-grade ");
-    REQUIRE(at != std::string::npos);
-    std::string command = workflow.substr(at + 9, workflow.find('\n', at) - at - 9);
-    // Its paths, as they lie here: the grader in this build, and this tree as the student's
-    // repository (whose kernels/ holds the starters).
-    TempDir dir;
-    std::vector<std::string> args;
-    std::stringstream words(command);
-    for (std::string w; words >> w;) args.push_back(w);
-    REQUIRE(args.front() == "synclab/build/bin/synclab-grade");
-    args.erase(args.begin());
-    for (auto &a : args) {
-        if (a == "submission") a = test::source(".");
-        if (a == "gradebook.csv") a = dir / "gradebook.csv";
-        if (a == "junit") a = dir / "junit";
-    }
-    args.insert(args.end(), {"--quick"});
-    const auto r = run_grader(args, 300);
-    CAPTURE(r.out);
-    CAPTURE(r.err);
-    CHECK(r.exit_code == 1);  // the starters fail
-    const auto labs = run_grader({"--list-labs"}, 60);
-    CHECK(static_cast<int>(read_gradebook(dir / "gradebook.csv").size()) == test::line_count(labs.out));
-    CHECK_FALSE(fs::is_empty(dir / "junit"));
-}
-
-}  // TEST_SUITE("grade")

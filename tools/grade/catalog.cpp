@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <ostream>
+#include <regex>
 #include <sstream>
 
 #include "synclab/errors.hpp"
@@ -101,6 +102,27 @@ std::vector<const Recipe *> select_labs(const Catalog &c, bool has_list, const s
         throw UsageError("no lab can be graded: build the labs first (cmake --build build)" +
                          (c.not_gradable.empty() ? std::string() : ";" + c.not_gradable));
     return labs;
+}
+
+std::map<std::string, unsigned> lab_points(const std::vector<const Recipe *> &labs,
+                                           const std::string &list) {
+    std::map<std::string, unsigned> points;
+    for (const auto *r : labs) points[r->id] = r->declaration.points;
+    static const std::regex item(R"(([A-Za-z0-9]+)=([0-9]{1,4}))");
+    std::stringstream ss(list);
+    for (std::string text; std::getline(ss, text, ',');) {
+        if (text.empty()) continue;
+        std::smatch m;
+        if (!std::regex_match(text, m, item))
+            throw UsageError("--points: '" + text + "' is not LAB=POINTS: write it like 09=3,10=2 "
+                             "(whole points, at most 9999)");
+        const std::string id = normalize_lab(m[1]);
+        if (!points.count(id))
+            throw UsageError("--points names lab " + id + ", which this run does not grade: give "
+                             "points only to the labs graded (see --labs and --list-labs)");
+        points[id] = static_cast<unsigned>(std::stoul(m[2]));
+    }
+    return points;
 }
 
 }  // namespace grade

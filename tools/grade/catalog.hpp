@@ -2,6 +2,7 @@
 // this build can grade (their kernels/ file is in the project), and the ones --labs picks.
 #pragma once
 #include <iosfwd>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -26,5 +27,15 @@ void list_labs(const Catalog &c, std::ostream &out, std::ostream &err);
 // The labs --labs names (all gradable ones without it), in the order given; throws UsageError
 // with one line for a lab that cannot be graded, or when none can.
 std::vector<const Recipe *> select_labs(const Catalog &c, bool has_list, const std::string &list);
+
+}  // namespace grade
+
+namespace grade {
+
+// Each of `labs`' points in a score (lab id -> points): its declaration's, where --points LIST
+// ("09=3,10=2") does not give others. Throws UsageError with one line for a malformed list or
+// a lab not among `labs`.
+std::map<std::string, unsigned> lab_points(const std::vector<const Recipe *> &labs,
+                                           const std::string &list);
 
 }  // namespace grade

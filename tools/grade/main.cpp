@@ -10,7 +10,7 @@
 #include "catalog.hpp"      // labs
 #include "options.hpp"      // options
 #include "plan.hpp"         // plan
-#include "record.hpp"       // records: gradebook, JUnit
+#include "record.hpp"       // records: gradebook, JUnit, platforms
 #include "schedule.hpp"     // run, record
 #include "setup.hpp"        // settings, private folder
 #include "stop.hpp"         // signals
@@ -46,11 +46,12 @@ int run(int argc, char **argv) {
 
     // Submissions, and the outputs outside them.
     const std::vector<grade::Submission> subs = grade::collect_submissions(opt.one, opt.folder);
-    const grade::Outputs out = grade::check_outputs(opt.csv, opt.junit, subs);
+    const grade::Outputs out =
+        grade::check_outputs({opt.csv, opt.junit, opt.gradescope, opt.prairielearn}, subs);
     grade::Settings settings = grade::device_settings(opt, catalog.bin, icd_vendors);
 
-    // Records: both outputs are checked before the first student, and the gradebook is ours
-    // alone from here to the end.
+    // Records: every output is checked before the first student (a platform's results file is
+    // written "not finished" already), and the gradebook is ours alone from here to the end.
     grade::RecordSettings record_settings;
     record_settings.csv = out.csv;
     record_settings.junit = out.junit;
@@ -58,6 +59,13 @@ int run(int argc, char **argv) {
                            : opt.restart ? grade::Gradebook::Mode::restart
                                          : grade::Gradebook::Mode::fresh;
     for (const auto &s : subs) record_settings.students.push_back(s.student);
+    record_settings.gradescope = out.gradescope;
+    record_settings.prairielearn = out.prairielearn;
+    record_settings.labs = labs;
+    record_settings.points = grade::lab_points(labs, opt.points);
+    if (opt.one && subs[0].refused.empty())
+        record_settings.kernels = grade::kernels_in(subs[0].dir, catalog.all);
+    for (const auto &r : catalog.all) record_settings.known_files.push_back(r.kernel_file);
     grade::Records records = grade::open_records(record_settings);
     std::vector<grade::Result> kept;
     for (const auto &record : records)

@@ -75,6 +75,13 @@ Outputs (never inside a submission):
   --junit DIR      DIR/<student>.xml, JUnit XML (one testcase per lab), as CI autograders
                    such as GitHub Classroom read; characters other than A-Z a-z 0-9 . _ -
                    become _, and names that then clash get -2, -3, ...
+  --gradescope FILE    with --kernels: Gradescope's results.json (score, one test per lab
+                   with its reason); written at the start as "not finished", then whole
+  --prairielearn FILE  with --kernels: PrairieLearn's external-grader results.json (score
+                   0..1, one test per lab)
+  --points LIST    each lab's points in those scores, e.g. 09=3,10=2 (default: the lab's
+                   declaration, 1 unless it says otherwise); a pass earns them, anything
+                   else 0
   stdout           one line per graded lab (on a terminal, a progress line with the time
                    left), then a student x lab table and the reasons
 Kinds: pass, missing, refused, compile-error, wrong-answer, crash, timeout, data-race,
@@ -120,6 +127,13 @@ Options parse_options(int argc, char **argv) {
          cxxopts::value<std::string>(), "N")
         ("csv", "gradebook CSV file", cxxopts::value<std::string>()->default_value("gradebook.csv"), "FILE")
         ("junit", "folder for the JUnit XML reports", cxxopts::value<std::string>()->default_value("junit"), "DIR")
+        ("gradescope", "Gradescope's results.json for one submission (--kernels)",
+         cxxopts::value<std::string>(), "FILE")
+        ("prairielearn", "PrairieLearn's results.json for one submission (--kernels)",
+         cxxopts::value<std::string>(), "FILE")
+        ("points", "points per lab in those results, e.g. 09=3,10=2 (default: each lab's own, "
+                   "1 unless its declaration says otherwise)",
+         cxxopts::value<std::string>()->default_value(""), "LIST")
         ("resume", "keep the rows already in the gradebook and grade only the rest")
         ("restart", "empty the gradebook first (its rows are lost)")
         ("quick", "one dynamic run per lab and no race check: a fast first pass")
@@ -158,6 +172,15 @@ Options parse_options(int argc, char **argv) {
     if (opt.has_jobs) opt.jobs_text = o["jobs"].as<std::string>();
     opt.csv = o["csv"].as<std::string>();
     opt.junit = o["junit"].as<std::string>();
+    for (auto [name, to] : {std::pair{"gradescope", &opt.gradescope},
+                            std::pair{"prairielearn", &opt.prairielearn}}) {
+        if (!o.count(name)) continue;
+        *to = o[name].as<std::string>();
+        if (to->empty())
+            throw UsageError(std::string("--") + name + " is empty: give a file name, e.g. --" +
+                             name + " results.json");
+    }
+    opt.points = o["points"].as<std::string>();
     opt.resume = o.count("resume") > 0;
     opt.restart = o.count("restart") > 0;
     opt.quick = o.count("quick") > 0;
@@ -172,6 +195,10 @@ void check_options(Options &o) {
     if (o.one == o.many)
         throw UsageError("give either --kernels DIR (one student) or --class DIR (every sub-folder "
                          "a student), not both and not neither (see --help)");
+    if (o.many && !(o.gradescope.empty() && o.prairielearn.empty()))
+        throw UsageError(std::string("--") + (o.gradescope.empty() ? "prairielearn" : "gradescope") +
+                         " writes one submission's results: give it with --kernels DIR (a class "
+                         "gets its gradebook and JUnit reports)");
     if (o.resume && o.restart)
         throw UsageError("--resume keeps the gradebook's rows and --restart empties it: give one");
     o.timeout = number_option("timeout", o.timeout_text, "seconds", 2, synclab::kMaxTimeout,

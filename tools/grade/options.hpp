@@ -19,6 +19,8 @@ struct Options {
     std::string timeout_text, memory_text, seed_text, jobs_text;
     bool has_memory = false, has_jobs = false;
     std::string csv, junit;  // as given
+    // One submission's results for a grading platform ("": none), and --points as given.
+    std::string gradescope, prairielearn, points;
     bool resume = false, restart = false, quick = false, no_oclgrind = false, no_stress = false;
     bool has_stress = false;
     std::string stress_text;  // --stress N

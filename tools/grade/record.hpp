@@ -1,9 +1,10 @@
 // For synclab-grade's main and its run stage: the records the grader keeps of its grades (the
-// CSV gradebook, the JUnit reports), each behind one interface. A new format is one file
+// CSV gradebook, the JUnit reports, a grading platform's results), each behind one interface. A new format is one file
 // (record_<format>.cpp, a class deriving from Record and its factory) registered in
 // records.cpp, the one place that names them.
 #pragma once
 #include <cstddef>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,6 +20,14 @@ struct RecordSettings {
     std::string junit;  // the JUnit folder's absolute path
     Gradebook::Mode mode = Gradebook::Mode::fresh;
     std::vector<std::string> students;  // every student, in gradebook order
+    // One submission's results for a grading platform, absolute paths ("": not asked for).
+    std::string gradescope, prairielearn;
+    std::vector<const Recipe *> labs;        // the labs graded, in order
+    std::map<std::string, unsigned> points;  // lab id -> its points in a score
+    // The submission's kernel folder (--kernels), and every kernel file a lab here takes: a
+    // platform's results name the files handed in that no lab takes.
+    std::string kernels;
+    std::vector<std::string> known_files;
 };
 
 class Record {
@@ -36,8 +45,8 @@ public:
 
 using Records = std::vector<std::unique_ptr<Record>>;
 
-// Opens every registered record, in the order of the table: each checks its output first and
-// throws UsageError with one line when it cannot be used.
+// Opens every registered record, in the order of the table (one not asked for opens as none):
+// each checks its output first and throws UsageError with one line when it cannot be used.
 Records open_records(const RecordSettings &s);
 
 }  // namespace grade

@@ -284,19 +284,22 @@ void write_junit(const std::string &junit_dir, const std::string &file, const st
 
     std::error_code ec;
     fs::create_directories(junit_dir, ec);
-    const fs::path final_path = fs::path(junit_dir) / (file + ".xml");
-    const fs::path tmp = final_path.string() + ".tmp";
+    write_whole((fs::path(junit_dir) / (file + ".xml")).string(), x.str(), "the --junit folder");
+}
+
+void write_whole(const std::string &path, const std::string &text, const std::string &where) {
+    const std::string tmp = path + ".tmp";
     {
         std::ofstream out(tmp);
-        out << x.str();
+        out << text;
         if (!out.flush() || (out.close(), !out))
-            throw synclab::UsageError("cannot write " + tmp.string() +
-                                      ": check the --junit folder is writable");
+            throw synclab::UsageError("cannot write " + tmp + ": check " + where + " is writable");
     }
-    fs::rename(tmp, final_path, ec);
+    std::error_code ec;
+    fs::rename(tmp, path, ec);
     if (ec)
-        throw synclab::UsageError("cannot write " + final_path.string() + " (" + ec.message() +
-                                  "): check the --junit folder is writable");
+        throw synclab::UsageError("cannot write " + path + " (" + ec.message() + "): check " +
+                                  where + " is writable");
 }
 
 void print_table(std::ostream &os, const std::vector<std::string> &students,

@@ -46,6 +46,10 @@ void check_junit_dir(const std::string &junit_dir);
 void write_junit(const std::string &junit_dir, const std::string &file, const std::string &student,
                  const std::vector<Result> &results);
 
+// `path` written whole, through a temporary file beside it and a rename, so a reader never sees
+// half of it. Throws UsageError naming `where` (what to make writable) when it cannot.
+void write_whole(const std::string &path, const std::string &text, const std::string &where);
+
 // A file name made of the student's name: anything but [A-Za-z0-9._-] becomes '_'.
 std::string file_name(const std::string &student);
 

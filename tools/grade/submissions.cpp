@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <tuple>
 
 #include "synclab/errors.hpp"
 
@@ -65,12 +66,21 @@ std::vector<Submission> collect_submissions(bool one, const std::string &given) 
 }
 
 // Absolute (the grader works in its own folder), never inside a submission.
-Outputs check_outputs(const std::string &csv_given, const std::string &junit_given,
-                      const std::vector<Submission> &subs) {
-    if (csv_given.empty()) throw UsageError("--csv is empty: give a file name");
-    if (junit_given.empty()) throw UsageError("--junit is empty: give a folder name");
-    const std::string csv = absolute(csv_given);
-    const std::string junit = absolute(junit_given);
+Outputs check_outputs(const Outputs &given, const std::vector<Submission> &subs) {
+    if (given.csv.empty()) throw UsageError("--csv is empty: give a file name");
+    if (given.junit.empty()) throw UsageError("--junit is empty: give a folder name");
+    const std::string csv = absolute(given.csv);
+    const std::string junit = absolute(given.junit);
+    Outputs out{csv, junit, "", ""};
+    for (auto [option, from, to] : {std::tuple{"--gradescope", &given.gradescope, &out.gradescope},
+                                    std::tuple{"--prairielearn", &given.prairielearn, &out.prairielearn}}) {
+        if (from->empty()) continue;
+        *to = absolute(*from);
+        for (const auto &s : subs)
+            if (s.refused.empty() && inside(*to, s.dir))
+                throw UsageError(std::string(option) + " " + *to + " would be inside the submission " +
+                                 s.dir + ": give " + option + " FILE elsewhere");
+    }
     for (const auto &s : subs) {
         if (!s.refused.empty()) continue;
         if (inside(csv, s.dir))
@@ -80,7 +90,7 @@ Outputs check_outputs(const std::string &csv_given, const std::string &junit_giv
             throw UsageError("the JUnit folder " + junit + " would be inside the submission " +
                              s.dir + ": give --junit DIR elsewhere");
     }
-    return {csv, junit};
+    return out;
 }
 
 // Links are not followed: a linked kernels/ is handed to staging, which refuses it.

@@ -18,13 +18,13 @@ struct Submission {
 // Throws UsageError with one line when there is none to grade.
 std::vector<Submission> collect_submissions(bool one, const std::string &given);
 
-// The gradebook and JUnit folder as absolute paths, each refused (UsageError) when it is empty
-// or would lie inside a submission.
+// The gradebook, the JUnit folder and a platform's results ("": none) as absolute paths, each
+// refused (UsageError) when it is empty or would lie inside a submission.
 struct Outputs {
     std::string csv, junit;
+    std::string gradescope, prairielearn;
 };
-Outputs check_outputs(const std::string &csv, const std::string &junit,
-                      const std::vector<Submission> &subs);
+Outputs check_outputs(const Outputs &given, const std::vector<Submission> &subs);
 
 // Where a submission's kernel files are: its folder, or the kernels/ inside it.
 std::string kernels_in(const std::string &dir, const std::vector<Recipe> &labs);

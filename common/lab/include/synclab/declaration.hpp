@@ -54,6 +54,9 @@ struct Declaration {
     // process with `stress_args` (which name the variants), after the race check passed; 0: none.
     unsigned stress_schedules = 0;
     Args stress_args = {};
+    // The lab's weight in a score (Gradescope, PrairieLearn): points for a pass, 0 for anything
+    // else. An instructor reweights without code: synclab-grade --points 09=3.
+    unsigned points = 1;
     std::function<void(cxxopts::Options &)> options = {};  // the lab's own options, if any
 
     std::string id() const { return dir.substr(0, 2); }           // "01"
@@ -79,6 +82,7 @@ struct Declaration {
 //   build-per-size                 its build options change with the grading sizes (-D)
 //   oclgrind-groups <N>            its race check runs N groups at once, with hbcheck
 //   stress <N> <arg> ...           the grader runs N stress schedules with these arguments
+//   points <N>                     its weight in a score (absent: 1)
 constexpr int kContractVersion = 1;
 void describe(std::ostream &os, const Declaration &d);
 // Reads what describe() wrote; throws std::runtime_error naming the bad line.

@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# Grades one submission for a grading platform and always leaves its results file, also when
+# the grader crashes, fails or runs out of time: then the file says why, for the student to see.
+# Used by classroom/gradescope/run_autograder and classroom/prairielearn/grade.
+#
+#   autograde.sh FORMAT SUBMISSION RESULTS DEFAULT_BUILD [synclab-grade options...]
+#
+# FORMAT gradescope or prairielearn; SUBMISSION the folder the student's files were put in (any
+# sub-folders: every .cl/.h/.clh file in it is taken, the shallowest first where two share a
+# name); RESULTS the results.json to write; DEFAULT_BUILD the build folder used unless
+# SYNCLAB_BUILD names another. Environment:
+#   SYNCLAB_BUILD               a build folder (cmake -B) holding bin/synclab-grade
+#   SYNCLAB_GRADE_OPTIONS       more synclab-grade options, after the arguments (e.g. --quick)
+#   SYNCLAB_AUTOGRADER_TIMEOUT  seconds for the whole grading (default 540: under PrairieLearn's
+#                               600 s limit, with time left to write the results)
+set -uo pipefail
+
+format=$1 submission=$2 results=$3 default_build=$4
+shift 4
+build=${SYNCLAB_BUILD:-$default_build}
+grader=$build/bin/synclab-grade
+budget=${SYNCLAB_AUTOGRADER_TIMEOUT:-540}
+
+# A JSON string of stdin: bytes that are not UTF-8 and control characters other than tab and
+# newline dropped, so the file is always valid JSON.
+json_string() {
+  local text
+  text=$( (iconv -c -f UTF-8 -t UTF-8 2>/dev/null || true) | tr -d '\000-\010\013-\037\177' |
+          sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/\t/\\t/g' |
+          awk 'BEGIN { ORS = "" } NR > 1 { print "\\n" } { print }')
+  printf '"%s"' "$text"
+}
+
+# The results file when the grader left none: no points, the reason, and the end of its log.
+write_failure() {
+  local reason log_tail
+  reason=$(printf '%s' "$1" | json_string)
+  log_tail=$( (tail -n 40 "$work/log" 2>/dev/null || true) | json_string)
+  if [ "$format" = gradescope ]; then
+    cat >"$results" <<EOF
+{
+  "score": 0,
+  "output": $reason,
+  "output_format": "text",
+  "test_output_format": "text",
+  "visibility": "visible",
+  "tests": [
+    {"name": "synclab-grade", "score": 0, "max_score": 0, "status": "failed", "visibility": "visible",
+     "output": $log_tail}
+  ]
+}
+EOF
+  else
+    cat >"$results" <<EOF
+{
+  "gradable": false,
+  "score": 0,
+  "message": $reason,
+  "format_errors": [$reason],
+  "output": $log_tail,
+  "tests": []
+}
+EOF
+  fi
+  echo "autograde: no results from synclab-grade: $1" >&2
+}
+
+case $format in
+  gradescope | prairielearn) ;;
+  *) echo "autograde: format '$format' is neither gradescope nor prairielearn" >&2; exit 2 ;;
+esac
+mkdir -p "$(dirname "$results")" || exit 2
+rm -f "$results"
+work=$(mktemp -d) || exit 2
+trap 'rm -rf "$work"' EXIT
+staged=$work/kernels
+mkdir -p "$staged"
+
+# The student's kernel files, flat, from wherever they were uploaded; macOS's zip litter
+# (__MACOSX/, ._name) and links left out.
+notes=()
+declare -A taken=()
+if [ -d "$submission" ]; then
+  while IFS= read -r -d '' entry; do
+    file=${entry#* }
+    name=$(basename "$file")
+    if [ -e "$staged/$name" ]; then
+      notes+=("two files named $name: graded ${taken[$name]#"$submission"/}, not ${file#"$submission"/}")
+    else
+      cp -- "$file" "$staged/$name" && taken[$name]=$file
+    fi
+  done < <(find "$submission" -name __MACOSX -prune -o -type f \
+             \( -name '*.cl' -o -name '*.h' -o -name '*.clh' \) ! -name '._*' -printf '%d %p\0' |
+           sort -z -n)
+else
+  notes+=("no submission folder $submission")
+fi
+[ -n "$(ls -A "$staged")" ] || notes+=("no .cl file in the submission")
+for n in "${notes[@]}"; do echo "autograde: $n"; done
+
+if [ ! -x "$grader" ]; then
+  write_failure "the autograder is not built: $grader is missing (run setup.sh or set SYNCLAB_BUILD)"
+  exit 0
+fi
+# shellcheck disable=SC2086  # SYNCLAB_GRADE_OPTIONS is a list of words
+timeout -k 10 "$budget" "$grader" --kernels "$staged" --csv "$work/gradebook.csv" \
+  --junit "$work/junit" "--$format" "$results" --timeout 30 "$@" ${SYNCLAB_GRADE_OPTIONS:-} \
+  >"$work/log" 2>&1
+rc=$?
+cat "$work/log"
+case $rc in
+  0 | 1) [ -s "$results" ] && exit 0
+         write_failure "synclab-grade exited $rc but wrote no results" ;;
+  124 | 137) write_failure "grading took longer than $budget s and was stopped: a kernel that never finishes is the likely cause; try your kernels with synclab-grade --timeout 30 before you hand in" ;;
+  126 | 127) write_failure "the autograder could not start $grader (exit $rc): the instructor must rebuild it" ;;
+  2) write_failure "synclab-grade refused to grade: $(grep -m1 'synclab-grade' "$work/log" || tail -n 1 "$work/log")" ;;
+  *) if [ "$rc" -gt 128 ]; then
+       write_failure "the grader crashed (signal SIG$(kill -l $((rc - 128)) 2>/dev/null || echo $((rc - 128)))): not your kernels' fault; the instructor will re-grade"
+     else
+       write_failure "the grader failed (exit $rc): the instructor will re-grade"
+     fi ;;
+esac
+exit 0

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Builds the autograder zip to upload on Gradescope's "Configure Autograder" page, from this
+# checkout's last commit (uncommitted changes are not in it; solutions/ never is): the project,
+# and at its root what Gradescope looks for there, setup.sh and run_autograder (each hands over
+# to classroom/gradescope/), and grade-options, the synclab-grade options given here.
+#
+#   classroom/gradescope/make_autograder_zip.sh [-o FILE] [synclab-grade options...]
+#   e.g. classroom/gradescope/make_autograder_zip.sh -o week3.zip --labs 01,02,03 --points 03=2
+set -euo pipefail
+out=synclab-autograder.zip
+if [ "${1:-}" = -o ]; then
+  [ $# -ge 2 ] || { echo "make_autograder_zip.sh: -o needs a file name" >&2; exit 2; }
+  out=$2
+  shift 2
+fi
+case $out in /*) ;; *) out=$PWD/$out ;; esac
+here=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
+top=$(git -C "$here" rev-parse --show-toplevel 2>/dev/null) || {
+  echo "make_autograder_zip.sh: $here is not in a git checkout: clone synclab and run it there" >&2
+  exit 2
+}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+printf '#!/usr/bin/env bash\nexec bash "$(dirname "$0")/classroom/gradescope/setup.sh"\n' >"$work/setup.sh"
+printf '#!/usr/bin/env bash\nexec "${AUTOGRADER_ROOT:-/autograder}/source/classroom/gradescope/run_autograder" "$@"\n' \
+  >"$work/run_autograder"
+printf '%s\n' "$*" >"$work/grade-options"
+chmod +x "$work/setup.sh" "$work/run_autograder"
+rm -f "$out"
+git -C "$top" archive --format=zip -o "$out" --add-file="$work/setup.sh" \
+  --add-file="$work/run_autograder" --add-file="$work/grade-options" HEAD -- . ':(exclude)solutions'
+echo "make_autograder_zip.sh: wrote $out (commit $(git -C "$top" rev-parse --short HEAD); grade-options: ${*:-none})"
