@@ -5,7 +5,8 @@
 # Usage: scripts/bench_grade.sh [N=200] [J...]   (from any folder, after a build)
 # BENCH_LABS=01,02,... grades only those labs (as an earlier measurement did); BENCH_GRADER=PATH
 # times another build's grader (beside its own labs) on the same class; BENCH_DEVICE=SPEC gives
-# the grader --device SPEC (e.g. nvidia: the dynamic runs on a GPU); BENCH_KEEP=DIR keeps the
+# the grader --device SPEC (e.g. nvidia: the dynamic runs on a GPU); BENCH_ARGS gives it more
+# options (e.g. --no-stress, the grading before the stress schedules); BENCH_KEEP=DIR keeps the
 # gradebooks there (gJ.csv for -j J).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,6 +20,8 @@ grader=${BENCH_GRADER:-build/bin/synclab-grade}
 lab_args=()
 [ -z "${BENCH_LABS:-}" ] || lab_args=(--labs "$BENCH_LABS")
 [ -z "${BENCH_DEVICE:-}" ] || lab_args+=(--device "$BENCH_DEVICE")
+# shellcheck disable=SC2206  # words on purpose: BENCH_ARGS="--no-stress"
+[ -z "${BENCH_ARGS:-}" ] || lab_args+=($BENCH_ARGS)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # A class as a class looks: a third finished every lab, a third handed in the starters, a third

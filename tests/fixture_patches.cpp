@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <stdexcept>
 #include <unistd.h>
@@ -158,6 +159,22 @@ TEST_CASE("a fixture patch applies to its base, and one that no longer applies n
     for (const auto &e : fs::directory_iterator(test::source("tests/fixtures/patches"))) {
         CAPTURE(e.path());
         CHECK_NOTHROW(test::fixture(e.path().stem().string()));
+    }
+    CHECK_NOTHROW(test::stress_class());
+}
+
+// ctest (doctest_discover_tests) splits a test's name at ';' into names that match no test: each
+// half is reported passed, and the test never runs.
+TEST_CASE("no test's name holds a semicolon, which would keep ctest from ever running it") {
+    const std::regex named(R"re(TEST_CASE\("([^"]*)"\))re");
+    for (const auto &e : fs::directory_iterator(test::source("tests"))) {
+        if (e.path().extension() != ".cpp") continue;
+        const std::string text = test::read_all(e.path());
+        for (std::sregex_iterator m(text.begin(), text.end(), named), end; m != end; ++m) {
+            CAPTURE(e.path().filename());
+            CAPTURE((*m)[1].str());
+            CHECK((*m)[1].str().find(';') == std::string::npos);
+        }
     }
 }
 

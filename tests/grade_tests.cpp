@@ -325,7 +325,7 @@ TEST_CASE("a lab's grading runs share one process, which stops at the first fail
     CHECK(quit_runs.size() == 2);
 }
 
-TEST_CASE("a submission's labs share one process; one that fails after another is run again first") {
+TEST_CASE("a submission's labs share one process, one that fails after another is run again first") {
     TempDir dir;
     const fs::path bin = dir.path / "bin", student = dir.path / "class" / "s1";
     fs::create_directories(bin);

@@ -318,7 +318,7 @@ TEST_CASE("hbcheck model: groups that share only atomic words raise no alarm") {
     CHECK_FALSE(l.clean());
 }
 
-TEST_CASE("hbcheck model: a reduction within groups is clean; two groups writing one output race") {
+TEST_CASE("hbcheck model: a reduction within groups is clean, two groups writing one output race") {
     CHECK(group_reduce(false).clean());
     const auto shared = group_reduce(true);
     REQUIRE(shared.races.size() == 1);
@@ -334,7 +334,7 @@ TEST_CASE("hbcheck model: a reduction within groups is clean; two groups writing
     CHECK(r.acquire_atomic == nullptr);
 }
 
-TEST_CASE("hbcheck model: OpenCL 2.0 release and acquire atomics order data; a relaxed one does not") {
+TEST_CASE("hbcheck model: OpenCL 2.0 release and acquire atomics order data, a relaxed one does not") {
     auto run = [](Order writer, Order reader, bool rmw, bool reader_fence = false) {
         Launch l(2, 1);
         l.write(l.item(0), kData, kWriteData);
@@ -408,7 +408,7 @@ TEST_CASE("hbcheck model: a failed compare-exchange only reads: it synchronises 
     }
 }
 
-TEST_CASE("hbcheck model: work-items of the same group are never reported; other groups are") {
+TEST_CASE("hbcheck model: work-items of the same group are never reported, other groups are") {
     for (std::size_t other_group : {0, 1}) {
         CAPTURE(other_group);
         Launch l(2, 2);
@@ -423,7 +423,7 @@ TEST_CASE("hbcheck model: work-items of the same group are never reported; other
     }
 }
 
-TEST_CASE("hbcheck model: reads never race with reads; a write among them does") {
+TEST_CASE("hbcheck model: reads never race with reads, a write among them does") {
     for (bool one_writes : {false, true}) {
         CAPTURE(one_writes);
         Launch l(3, 1);

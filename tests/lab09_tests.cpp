@@ -199,7 +199,7 @@ TEST_CASE("lab09 hbcheck reports the nofence demonstration and nothing in the fe
     CHECK(nofence);
 }
 
-TEST_CASE("lab09 hbcheck finds a flag set by a plain store; without hbcheck the lab says it did not check") {
+TEST_CASE("lab09 hbcheck finds a flag set by a plain store, without hbcheck the lab says it did not check") {
     if (!test::have_oclgrind()) return;
     const std::vector<std::string> args{"--kernels", test::fixture("flag_plain_store_09"),
                                         "--variant", "decentralized", "-n", "64", "--wg", "16",

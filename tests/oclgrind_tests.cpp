@@ -75,7 +75,7 @@ const synclab::VariantVerdict *variant(const synclab::VerdictRecord &v, const st
 
 TEST_SUITE("oclgrind") {
 
-TEST_CASE("on Oclgrind a racy kernel that computes right fails with a finding; the solution passes with none") {
+TEST_CASE("on Oclgrind a racy kernel that computes right fails with a finding, the solution passes with none") {
     if (!test::have_oclgrind()) return;
     // Right on POCL every time (see the fixture), wrong on Oclgrind.
     const std::string folder = test::fixture("missing_first_barrier");
@@ -236,7 +236,7 @@ TEST_CASE("the lab turns Oclgrind's checks on itself, and the caller's own setti
     CHECK(r.verdict.findings.empty());
 }
 
-TEST_CASE("a log the caller names with OCLGRIND_LOG is read and kept; a FIFO there is refused") {
+TEST_CASE("a log the caller names with OCLGRIND_LOG is read and kept, a FIFO there is refused") {
     if (!test::have_oclgrind()) return;
     char dir[] = "/tmp/synclab-oclgrind-test-XXXXXX";
     REQUIRE(mkdtemp(dir));

@@ -260,7 +260,7 @@ TEST_CASE("the test binary starts, lists and runs its tests where Oclgrind is mi
     fs::remove_all(vendors, ec);
 }
 
-TEST_CASE("processes: a child gets none of our files; parent_pipe gives it fd 3 while we live") {
+TEST_CASE("processes: a child gets none of our files, parent_pipe gives it fd 3 while we live") {
     // A file of ours without O_CLOEXEC (as a report another thread writes) never reaches a child.
     const int null = open("/dev/null", O_RDONLY);
     const int leak = fcntl(null, F_DUPFD, 40);  // past fd 3 and the pipes
@@ -565,7 +565,7 @@ TEST_CASE("every work-item writing one place is told to let one of them write it
     CHECK(m.find("CLK_LOCAL_MEM_FENCE") == std::string::npos);  // no barrier fixes it
 }
 
-TEST_CASE("the Envs of one device share its context and build each source once; Oclgrind's do not") {
+TEST_CASE("the Envs of one device share its context and build each source once, Oclgrind's do not") {
     const std::string source = "__kernel void k(__global int *x) { x[0] = 1; }\n";
     Env a(select_device("")), b(select_device(""));
     REQUIRE_FALSE(a.info.is_oclgrind());  // SYNCLAB_DEVICE=oclgrind: Oclgrind is checked below
