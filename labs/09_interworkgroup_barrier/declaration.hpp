@@ -35,12 +35,11 @@ inline const synclab::Declaration kLab{
     // Four groups at once on Oclgrind (oclgrind_groups), so hbcheck sees them meet at every barrier.
     .race_check = {"-n", "64", "--wg", "16", "--steps", "3", "--groups", "4"},
     .oclgrind_groups = 4,  // groups that wait for one another meet; hbcheck judges their fences
-    // Stress schedules: the barriers students write inside one launch (discovered's barrier is
-    // decentralized's), over the groups discovery finds, with a long grace so that discovery
-    // waits for every thread of the oversubscribed cores.
+    // Stress schedules: every barrier inside one launch, over the groups discovery finds; a
+    // long grace, so that discovery waits for every thread of the oversubscribed cores.
     .stress_schedules = 4,
-    .stress_args = {"--variant", "centralized,decentralized,generation,hierarchical", "--steps",
-                    "12", "--grace", "16777216"},
+    .stress_args = {"--variant", "centralized,decentralized,discovered,generation,hierarchical",
+                    "--steps", "16", "--grace", "16777216"},
     .options =
         [](cxxopts::Options &p) {
             p.add_options()

@@ -9,16 +9,16 @@ namespace synclab {
 
 namespace {
 
-// The delays, after each wrapped call, in time-stamp ticks. A long one (about a millisecond)
-// outlasts another group's step between two barriers; a short one (about a microsecond) a few
-// instructions of a protocol. Time is cut in slots of 2^kSlotShift ticks; for each
-// (group, call site) the schedule's seed picks one slot in kSlotOneIn to hold a
+// The delays. A long one (in time-stamp ticks, about a millisecond) outlasts another group's
+// step between two barriers; a short one (turns of a private volatile loop, about a microsecond)
+// a few instructions of a protocol. Time is cut in slots of 2^kSlotShift ticks; for each
+// (group, call site, before or after) the schedule's seed picks one slot in kSlotOneIn to hold a
 // long delay there, so a wait that polls through such a site is held back a bounded share of its
 // time, not at every poll. Only a group's first kLongItems work-items are long-delayed: they run
 // its protocol (its master, group 0's watchers), and a group of many work-items, run one after
 // another by a CPU, stays within bounds. Any call is short-delayed with probability 1/kShortOneIn.
 constexpr unsigned kLongTicks = 1u << 21, kSlotShift = 21, kSlotOneIn = 2, kLongItems = 4;
-constexpr unsigned kShortTicks = 1u << 11, kShortOneIn = 8;
+constexpr unsigned kShortSpins = 1u << 10, kShortOneIn = 8;
 
 // Wrapped by value (their result is passed on) and without one (void).
 const char *const kValued[] = {
@@ -48,21 +48,26 @@ uint synclab_stress_mix(uint x) {
     return x;
 }
 ulong synclab_stress_now(void) { return __builtin_readcyclecounter(); }
-void synclab_stress_delay(uint line, uint seen) {
+__attribute__((noinline)) void synclab_stress_delay(uint line, uint side, uint seen) {
     const uint group = get_group_id(0) + get_num_groups(0) * (get_group_id(1) + get_num_groups(1) * get_group_id(2));
     const uint item = get_local_id(0) + get_local_size(0) * (get_local_id(1) + get_local_size(1) * get_local_id(2));
-    const ulong seed = *SYNCLAB_STRESS_CELL, now = synclab_stress_now();
-    const uint pick = synclab_stress_mix((uint)seed ^ synclab_stress_mix(line ^ synclab_stress_mix(group ^ (uint)(seed >> 32))));
-    const uint slot = synclab_stress_mix(pick ^ (uint)(now >> SYNCLAB_STRESS_SLOT_SHIFT));
-    const uint draw = synclab_stress_mix(pick ^ seen ^ item * 0x9e3779b9u ^ (uint)(now >> 10));
-    const ulong wait = item < SYNCLAB_STRESS_LONG_ITEMS && slot % SYNCLAB_STRESS_SLOT_ONE_IN == 0u
-                           ? SYNCLAB_STRESS_LONG
-                           : draw % SYNCLAB_STRESS_SHORT_ONE_IN == 0u ? SYNCLAB_STRESS_SHORT : 0ul;
-    while (synclab_stress_now() - now < wait) {}
+    const ulong seed = *SYNCLAB_STRESS_CELL;
+    const uint site = synclab_stress_mix((uint)seed ^ synclab_stress_mix(line * 2u + side));
+    const uint pick = synclab_stress_mix(site ^ synclab_stress_mix(group ^ (uint)(seed >> 32)));
+    const ulong now = synclab_stress_now();
+    if (item < SYNCLAB_STRESS_LONG_ITEMS &&
+        synclab_stress_mix(pick ^ (uint)(now >> SYNCLAB_STRESS_SLOT_SHIFT)) % SYNCLAB_STRESS_SLOT_ONE_IN == 0u) {
+        while (synclab_stress_now() - now < SYNCLAB_STRESS_LONG) {}
+        return;
+    }
+    if (synclab_stress_mix(pick ^ seen ^ item * 0x9e3779b9u ^ (uint)(now >> 10)) % SYNCLAB_STRESS_SHORT_ONE_IN == 0u)
+        for (volatile uint k = 0; k < SYNCLAB_STRESS_SHORT; ++k) {}
 }
-#define SYNCLAB_STRESSED(call) ({ __typeof__(call) synclab_seen_ = (call); \
-    synclab_stress_delay(__LINE__, (uint)synclab_seen_); synclab_seen_; })
-#define SYNCLAB_STRESSED_VOID(call) ({ (call); synclab_stress_delay(__LINE__, 0u); })
+#define SYNCLAB_STRESSED(call) ({ synclab_stress_delay(__LINE__, 0u, 0u); \
+    __typeof__(call) synclab_seen_ = (call); \
+    synclab_stress_delay(__LINE__, 1u, (uint)synclab_seen_); synclab_seen_; })
+#define SYNCLAB_STRESSED_VOID(call) ({ synclab_stress_delay(__LINE__, 0u, 0u); (call); \
+    synclab_stress_delay(__LINE__, 1u, 0u); })
 )";
 
 // The macro that wraps built-in `name`. POCL renames its built-ins with object-like macros (its
@@ -92,7 +97,7 @@ std::string stress_prelude() {
     p += cell;
     p += define("SYNCLAB_STRESS_LONG", kLongTicks);
     p += define("SYNCLAB_STRESS_SLOT_SHIFT", kSlotShift);
-    p += define("SYNCLAB_STRESS_SHORT", kShortTicks);
+    p += define("SYNCLAB_STRESS_SHORT", kShortSpins);
     p += define("SYNCLAB_STRESS_LONG_ITEMS", kLongItems);
     p += define("SYNCLAB_STRESS_SLOT_ONE_IN", kSlotOneIn);
     p += define("SYNCLAB_STRESS_SHORT_ONE_IN", kShortOneIn);

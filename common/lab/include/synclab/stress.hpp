@@ -1,6 +1,6 @@
 // For the lab scaffolding (Lab::program, run_lab) and the grader: stress schedules. A schedule
 // builds the student's file behind a prelude that wraps OpenCL's atomics and fences, so that
-// calls picked by a seed (which group, which call site, which occurrence) spin
+// calls picked by a seed (which group, which call site, before or after, which occurrence) spin
 // a while: a few long delays (PCT-style) and random short ones. Protocols between work-groups
 // whose window is a few instructions wide (a release before a reset, a generation read after
 // arriving, a lock freed before its last write) then go wrong where plain runs never show it.
