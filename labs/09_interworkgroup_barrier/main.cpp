@@ -64,10 +64,13 @@ static int run(Lab &lab) {
     const std::size_t naive = given ? lab.opt.groups : std::max<std::size_t>(occ, dev.compute_units);
     const std::size_t natural = given ? lab.opt.groups : chunks;
 
-    char what[240];
+    char what[300];
     std::snprintf(what, sizeof what, "n = %zu, %u steps, work %u, groups of %zu; discovery: %zu "
-                  "of %zu groups resident at once (%u compute units), in %.3f ms", w.n, w.steps,
-                  w.work, w.wg, occ, probe, dev.compute_units, steps.discovery_ms);
+                  "of %zu groups resident at once (%u compute units), in %.3f ms%s", w.n, w.steps,
+                  w.work, w.wg, occ, probe, dev.compute_units, steps.discovery_ms,
+                  steps.discovery_tries == 1 ? ""
+                  : occ ? " (a try before this one had a wait run out: the host is busy)"
+                        : " (every try had a wait run out: the host is busy)");
     lab.banner(what);
     if (!sweep.empty()) return run_sweep(lab, m, steps, w, occ, sweep);
 

@@ -47,9 +47,11 @@ public:
     // Runs `steps` steps with `groups` groups; reference results are cached per (steps, work).
     Outcome run(cl::Kernel &k, How how, std::size_t groups, const Workload &w,
                 bool discovered = false);
-    // The discovery kernel alone: how many groups of w.wg registered, `launched` launched.
+    // The discovery kernel alone: how many groups of w.wg registered, `launched` launched; 0 when
+    // every try had a waiter give up.
     std::size_t discover(cl::Kernel &k, std::size_t launched, const Workload &w);
     double discovery_ms = 0;  // the last discover()'s kernel, start to end
+    int discovery_tries = 0;  // how many kernels the last discover() ran
 
 private:
     const std::vector<cl_uint> &want(unsigned steps, unsigned work);
