@@ -39,6 +39,10 @@ std::vector<cl_uint> reference(std::vector<cl_uint> x, unsigned steps, unsigned 
 }
 
 std::string Outcome::text() const {
+    if (gave_up && arrived >= parts)  // all came, and still a wait ran out: the protocol lost one
+        return "barrier gave up at step " + std::to_string(stuck_step + 1) + ": all " +
+               std::to_string(parts) + " groups arrived, yet a wait ran out - the barrier lost an "
+               "arrival or a release";
     if (gave_up)
         return "barrier gave up at step " + std::to_string(stuck_step + 1) + ": " +
                std::to_string(arrived) + " of " + std::to_string(parts) + " groups arrived - " +

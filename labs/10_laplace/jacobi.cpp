@@ -83,6 +83,9 @@ double max_diff(const std::vector<float> &a, const std::vector<float> &b) {
 }
 
 std::string Run::text(std::size_t I) const {
+    if (gave_up && arrived >= parts)  // all came, and still a wait ran out: the protocol lost one
+        return "gave up at sweep " + std::to_string(stuck + 1) + ": all " + std::to_string(parts) +
+               " groups arrived, yet a wait ran out - the barrier lost an arrival or a release";
     if (gave_up)
         return "gave up at sweep " + std::to_string(stuck + 1) + ": " + std::to_string(arrived) +
                " of " + std::to_string(parts) + " groups arrived - " +
