@@ -133,20 +133,29 @@ TEST_CASE("lab09 a barrier that does not wait is caught on POCL while the soluti
     CHECK(count(s.out, "WRONG") == 5);
 }
 
-TEST_CASE("lab09 a device whose OpenCL C 2.0/3.0 build lacks the C11 kernel skips it, never aborts") {
-    // NVIDIA's driver says OpenCL 3.0 but has no device-scope atomics: the file's #if leaves the
-    // C11 kernel out of that build. Here the #if is made false everywhere to stand for it.
-    char dir[] = "/tmp/synclab-c11-XXXXXX";
+// Runs the lab on the solution with its first `from` replaced by `to` (REQUIREd to be there).
+static synclab::ProcessResult run_changed(const std::string &from, const std::string &to,
+                                          const std::vector<std::string> &args) {
+    char dir[] = "/tmp/synclab-lab09-XXXXXX";
     REQUIRE(mkdtemp(dir));
     std::ifstream in(test::source("solutions/09_interworkgroup_barrier.cl"));
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    const std::string guard = "#if __OPENCL_C_VERSION__ >= 200 &&";
-    REQUIRE(text.find(guard) != std::string::npos);
-    text.replace(text.find(guard), guard.size(), "#if 0 && __OPENCL_C_VERSION__ >= 200 &&");
-    const std::string file = std::string(dir) + "/09_interworkgroup_barrier.cl";
-    std::ofstream(file) << text;
-    const auto r = run_lab(kLab, {"--kernels", dir, "--variant", "centralized,c11"});
+    REQUIRE(text.find(from) != std::string::npos);
+    text.replace(text.find(from), from.size(), to);
+    std::ofstream(std::string(dir) + "/09_interworkgroup_barrier.cl") << text;
+    std::vector<std::string> all{"--kernels", dir};
+    all.insert(all.end(), args.begin(), args.end());
+    const auto r = run_lab(kLab, all);
     fs::remove_all(dir);
+    return r;
+}
+
+TEST_CASE("lab09 a device whose OpenCL C 2.0/3.0 build lacks the C11 kernel skips it, never aborts") {
+    // NVIDIA's driver says OpenCL 3.0 but has no device-scope atomics: the file's #if leaves the
+    // C11 kernel out of that build. Here the #if is made false everywhere to stand for it.
+    const auto r = run_changed("#if __OPENCL_C_VERSION__ >= 200 &&",
+                               "#if 0 && __OPENCL_C_VERSION__ >= 200 &&",
+                               {"--variant", "centralized,c11"});
     CAPTURE(r.out);
     CAPTURE(r.err);
     CHECK(r.exit_code == 0);
@@ -158,18 +167,9 @@ TEST_CASE("lab09 discovery whose waiters ran out of budget is not trusted: the b
     // On a busy host a registered group's wait can run out while group 0's master is descheduled;
     // it leaves and frees its place for one more, so the count grows past what is resident (CI:
     // 65 counted, 2 resident, every barrier gave up). Here the waiters give up at once.
-    char dir[] = "/tmp/synclab-discovery-XXXXXX";
-    REQUIRE(mkdtemp(dir));
-    std::ifstream in(test::source("solutions/09_interworkgroup_barrier.cl"));
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    const std::string wait = "if (!keep_waiting(ctl, &spins, budget)) return -1;";
-    REQUIRE(text.find(wait) != std::string::npos);
-    text.replace(text.find(wait), wait.size(), "{ atomic_xchg(&ctl[GAVE_UP], 1u); return -1; }");
-    const std::string file = std::string(dir) + "/09_interworkgroup_barrier.cl";
-    std::ofstream(file) << text;
-    const auto r = run_lab(kLab, {"--kernels", dir, "--variant", "centralized,generation",
-                                  "--steps", "8"});
-    fs::remove_all(dir);
+    const auto r = run_changed("if (!keep_waiting(ctl, &spins, budget)) return -1;",
+                               "{ atomic_xchg(&ctl[GAVE_UP], 1u); return -1; }",
+                               {"--variant", "centralized,generation", "--steps", "8"});
     CAPTURE(r.out);
     CHECK(r.exit_code == 0);
     CHECK(count(r.out, "verified") == 2);

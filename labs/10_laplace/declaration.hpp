@@ -22,7 +22,7 @@ inline const synclab::Declaration kLab{
     // block alone (the default on a CPU), and blocks of 32x1 and 4x2 that catch a kernel
     // with the block's size or shape written in. One shape per run: each run is a process, and
     // POCL compiles every kernel for its shape.
-    .grading = {{"--grid", "67x45", "--wg", "32", "--sweeps", "12"},
+    .grading = {{"--grid", "67x45", "--wg", "32", "--sweeps", "20"},
                 {"--grid", "3x3", "--block", "4x2", "--sweeps", "5"},
                 {"--grid", "16x4", "--sweeps", "9"},
                 {"--grid", "37x29", "--block", "4x2", "--sweeps", "12"}},

@@ -102,8 +102,9 @@ Stride stride_of(const ProbeShape &s, std::size_t units) {
     return {1, cl_uint(items), cl_uint(units)};
 }
 
-// Times `kernel` (x, y, n, spread, step, span) for every shape; keeps the fastest. `check` looks
-// at y (and the work-items that wrote it) after the last shape's launches.
+// Times `kernel` (x, y, n, spread, step, span) for every shape, each by its fastest trial; keeps
+// the fastest shape. `check` looks at y (and the work-items that wrote it) after the last
+// shape's launches.
 template <class Check>
 static Probe measure_probe(Env &env, const char *name, std::uint64_t bytes, std::size_t n,
                            const cl::Buffer &src, int trials, std::size_t wg, std::size_t out_floats,
@@ -128,7 +129,7 @@ static Probe measure_probe(Env &env, const char *name, std::uint64_t bytes, std:
         k.setArg(3, st.spread);
         k.setArg(4, st.step);
         k.setArg(5, st.span);
-        return median_of_launches(trials, [&] {
+        return fastest_of_launches(trials, [&] {
             cl::Event ev;
             env.queue.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(s.groups * s.wg),
                                            cl::NDRange(s.wg), nullptr, &ev);

@@ -32,6 +32,9 @@ void fill_nan(Env &env, const cl::Buffer &buffer, std::size_t floats);
 // One untimed warm-up call of `launch` (a device may finish compiling at its first launch),
 // then `trials` timed ones; `launch` returns its time in ms (from its events). The median.
 double median_of_launches(int trials, const std::function<double()> &launch);
+// The same, but the fastest trial: what a bandwidth probe reports, so that the bound it gives is
+// the most the memory did in this run, and a kernel's median cannot honestly exceed it.
+double fastest_of_launches(int trials, const std::function<double()> &launch);
 
 // A CSV table whose columns are named once; cells are set by name, so a row cannot put a
 // value in the wrong column. Without a stream it does nothing.
