@@ -47,8 +47,9 @@ inline const synclab::Declaration kLab{
     .options =
         [](cxxopts::Options &p) {
             p.add_options()
-                ("per-cu", "v6/v7: work-groups per compute unit (unless --groups gives the total)",
-                 cxxopts::value<std::size_t>()->default_value("8"))
+                ("per-cu", "v6-v8: work-groups per compute unit (unless --groups gives the total; "
+                           "default 8, 32 on a GPU)",
+                 cxxopts::value<std::size_t>())
                 ("layout", "v6/v7: which elements a work-item adds: interleaved (neighbours read "
                            "neighbours: GPUs), blocked (each its own run: CPUs), or auto",
                  cxxopts::value<std::string>()->default_value("auto"));

@@ -19,7 +19,13 @@ static int run(Lab &lab) {
     const DeviceInfo &dev = lab.env.info;
     Ladder l;
     // At least 2: a pass must shrink the partial sums, or the passes never end.
-    l.wg = pow2_work_group_size(o, dev.max_wg, 2);
+    // A GPU hides its memory's latency with more work-items in flight: groups of 512, 32 a compute
+    // unit, put v8 above CUB's sum at 2^20 to 2^28 floats on an H100 (256 and 8 fell below it at
+    // 2^28). A CPU keeps 256 and 8.
+    const bool gpu = !dev.is_cpu() && !dev.is_oclgrind();
+    Options shape = o;
+    if (!shape.wg && gpu) shape.wg = std::min<std::size_t>(512, dev.max_wg);
+    l.wg = pow2_work_group_size(shape, dev.max_wg, 2);
     // Large enough to measure bandwidth on a GPU; on a CPU, what a 2-core machine runs in a second.
     l.n = o.n                ? o.n
           : dev.is_oclgrind() ? 4096
@@ -30,7 +36,8 @@ static int run(Lab &lab) {
     l.trials = lab.trials_or(5);
     l.exact = o.exact;
     if (l.exact) check_exact_fits(l.n, kExactMost, "-n", l.n);
-    const std::size_t per_cu = o.extra["per-cu"].as<std::size_t>();
+    const std::size_t per_cu = o.extra.count("per-cu") ? o.extra["per-cu"].as<std::size_t>()
+                               : gpu ? 32 : 8;
     if (per_cu < 1) throw UsageError("--per-cu must be at least 1");
     // --groups 0, like no --groups: per_cu groups on every compute unit.
     l.groups = o.extra.count("groups") && o.groups ? o.groups : per_cu * dev.compute_units;
