@@ -111,7 +111,7 @@ int discover(__global volatile uint *ctl, uint grace, uint budget, uint *parts) 
     if (id == 0) {  // closes the poll once `grace` polls in a row saw no newcomer
         uint seen = 1, quiet = 0;
         while (quiet < grace && ++spins < budget) {
-            const uint now = atomic_or(&ctl[POLL], 0u);
+            const uint now = ctl[POLL];  // volatile: a poll that no delay of an atomic slows
             quiet = now == seen ? quiet + 1 : 0;
             seen = now;
         }
