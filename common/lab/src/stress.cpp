@@ -51,7 +51,8 @@ ulong synclab_stress_now(void) { return __builtin_readcyclecounter(); }
 __attribute__((noinline)) void synclab_stress_delay(uint line, uint side, uint seen) {
     const uint group = get_group_id(0) + get_num_groups(0) * (get_group_id(1) + get_num_groups(1) * get_group_id(2));
     const uint item = get_local_id(0) + get_local_size(0) * (get_local_id(1) + get_local_size(1) * get_local_id(2));
-    const ulong seed = *SYNCLAB_STRESS_CELL;
+    if (SYNCLAB_STRESS_CELL[1]) return;  // paused: given code the schedules do not shake
+    const ulong seed = SYNCLAB_STRESS_CELL[0];
     const uint site = synclab_stress_mix((uint)seed ^ synclab_stress_mix(line * 2u + side));
     const uint pick = synclab_stress_mix(site ^ synclab_stress_mix(group ^ (uint)(seed >> 32)));
     const ulong now = synclab_stress_now();
@@ -84,16 +85,20 @@ std::string define(const char *name, unsigned long long value) {
 
 }  // namespace
 
-// The schedule's seed, read by the kernels at the address the prelude names.
-volatile std::uint64_t schedule_cell = 0;
+// The schedule's seed, then whether its delays are paused, read by the kernels at the address
+// the prelude names.
+volatile std::uint64_t schedule_cell[2] = {0, 0};
 
-void set_stress_schedule(std::uint64_t seed) { schedule_cell = seed; }
+void set_stress_schedule(std::uint64_t seed) { schedule_cell[0] = seed; }
+
+StressPause::StressPause() { schedule_cell[1] = 1; }
+StressPause::~StressPause() { schedule_cell[1] = 0; }
 
 std::string stress_prelude() {
     std::string p = "#line 1 \"synclab-stress-prelude\"\n";
     char cell[96];
     std::snprintf(cell, sizeof cell, "#define SYNCLAB_STRESS_CELL ((volatile __global ulong *)0x%llxul)\n",
-                  static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(&schedule_cell)));
+                  static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(schedule_cell)));
     p += cell;
     p += define("SYNCLAB_STRESS_LONG", kLongTicks);
     p += define("SYNCLAB_STRESS_SLOT_SHIFT", kSlotShift);

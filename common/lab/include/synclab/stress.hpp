@@ -27,6 +27,17 @@ std::string stress_prelude();
 // The schedule the kernels built with stress_prelude() follow from their next launch on.
 void set_stress_schedule(std::uint64_t seed);
 
+// While one lives, kernels built with stress_prelude() run without delays: for given code that
+// a lab launches in a stress run (lab 09's occupancy discovery), whose shaking tests nothing of
+// the student's and costs a schedule its time. Create it before the launch, and let it go only
+// after the kernel has finished.
+struct StressPause {
+    StressPause();
+    ~StressPause();
+    StressPause(const StressPause &) = delete;
+    StressPause &operator=(const StressPause &) = delete;
+};
+
 // The command that repeats stress schedule `seed` alone: `program ARGS --stress 1 --seed SEED`,
 // each argument quoted for a shell where it needs it.
 std::string stress_repeat_command(const std::string &program, const std::vector<std::string> &args,
