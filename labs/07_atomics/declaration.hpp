@@ -46,7 +46,8 @@ inline const synclab::Declaration kLab{
     .oclgrind_groups = 4,  // groups that wait for one another meet; hbcheck judges their fences
     // Stress schedules: the lock and the family's countdown and append between groups of one
     // work-item each, so every group's first work-item runs the protocol (synclab/stress.hpp).
-    .stress_schedules = 3,
+    // Two: one schedule alone failed the countdown fixture in 48 of 50 runs (docs/benchmarks.md).
+    .stress_schedules = 2,
     .stress_args = {"--variant", "lock,family", "--exact", "--wg", "1", "--groups", "8",
                     "--trials", "4"},
     .options =
