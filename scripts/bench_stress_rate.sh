@@ -34,15 +34,14 @@ line=$("$exe" --describe | grep $'^stress\t' || true)
 [ -n "$line" ] || { echo "bench_stress_rate: lab $stem declares no stress schedules" >&2; exit 2; }
 IFS=$'\t' read -r -a fields <<<"$line"
 args=("${fields[@]:2}")
-# As the grader's stress run (tools/grade/grade.cpp, stress_run_env): three threads, and POCL's
-# work-group specialisation only for a lab that builds per size.
+# As the grader's stress run (tools/grade/grade.cpp, stress_run_env): POCL's work-group
+# specialisation only for a lab that builds per size (the lab sets its stress threads itself).
 spec=0
 ! "$exe" --describe | grep -q '^build-per-size$' || spec=1
-export POCL_MAX_PTHREAD_COUNT=3 POCL_CPU_MAX_CU_COUNT=3 POCL_WORK_GROUP_SPECIALIZATION=$spec
+export POCL_WORK_GROUP_SPECIALIZATION=$spec
 one() {  # one seed: "exit-code wall-seconds cpu-seconds"
-  local s e
+  local s e TIMEFORMAT='%U %S' rc=0
   s=$(date +%s.%N)
-  local TIMEFORMAT='%U %S' rc=0
   { time POCL_CACHE_DIR="$work/cache$1" timeout 300 "$exe" --kernels "$work" --stress 1 \
       --seed "$1" "${args[@]}" >/dev/null 2>&1 || rc=$?; } 2>"$work/time$1"
   e=$(date +%s.%N)
