@@ -2,9 +2,14 @@
 // the race check pass (tests/fixtures/stress) fail under the grader's schedules, each named by a
 // seed whose command fails again; the solutions pass the same schedules. And `--stress` on a lab.
 #include "grade_support.hpp"
+#include "grade/grade.hpp"  // dynamic_run_env, stress_run_env
+#include "synclab/stress.hpp"
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cstdlib>
+#include <optional>
 #include <filesystem>
 #include <sstream>
 
@@ -66,23 +71,20 @@ TEST_CASE("stress schedules fail every protocol bug with a seed that fails again
         REQUIRE(cmd.size() > 6);
         CHECK(cmd[0].rfind("lab" + row.lab + "_", 0) == 0);
         CHECK(cmd[2] == (cls.path / row.student).string());  // the student's own folder
-        CHECK(cmd[cmd.size() - 4] == "--stress");
-        CHECK(cmd[cmd.size() - 2] == "--seed");
-        // The schedule fails again, within three tries: the same seed places the same delays, but
-        // the operating system schedules the threads its own way (about 6 tries in 10 fail
-        // again here), so this is counted over the bugs, not required of each.
-        for (int k = 0; k < 3; ++k) {
-            const auto rerun = test::run_lab(cmd[0], {cmd.begin() + 1, cmd.end()});
-            if (rerun.exited && rerun.exit_code == 1 &&
-                contains(rerun.out, "stress schedule 1 of 1 failed")) {
-                ++repeated;
-                break;
-            }
-        }
+        CHECK(cmd[cmd.size() - 6] == "--stress");
+        CHECK(cmd[cmd.size() - 4] == "--seed");
+        CHECK(cmd[cmd.size() - 2] == "--repeat");
+        // The schedule fails again: the same seed places the same delays, but the operating
+        // system schedules the threads its own way, so the command tries it up to three times
+        // (one try failed again about 8 times in 10 in scripts/bench_stress.sh); counted over the
+        // bugs, with one miss allowed, not required of each.
+        const auto rerun = test::run_lab(cmd[0], {cmd.begin() + 1, cmd.end()});
+        if (rerun.exited && rerun.exit_code == 1 && contains(rerun.out, "stress schedule 1 of 1 failed"))
+            ++repeated;
     }
     CHECK(bugs == 5);
     CHECK(stressed >= 4);
-    CHECK(2 * repeated >= stressed);
+    CHECK(repeated + 1 >= stressed);
 }
 
 TEST_CASE("--stress runs seeded schedules, repeats one, and refuses what it cannot do in one line") {
@@ -96,17 +98,27 @@ TEST_CASE("--stress runs seeded schedules, repeats one, and refuses what it cann
     CHECK(contains(ok.out, "== stress schedule 1 of 2: seed 40"));
     CHECK(contains(ok.out, "== stress schedule 2 of 2: seed 41"));
     CHECK(contains(ok.out, "stress: all 2 schedules verified"));
+    // --repeat tries each schedule again with its own seed.
+    const auto again = test::run_lab("lab09_interworkgroup_barrier",
+                                     {"--kernels", sol, "--variant", "centralized", "--steps", "4",
+                                      "--stress", "1", "--seed", "40", "--repeat", "2"});
+    CAPTURE(again.out);
+    CHECK(again.exit_code == 0);
+    CHECK(contains(again.out, "== stress schedule 1 of 1: seed 40 (try 1 of 2)"));
+    CHECK(contains(again.out, "== stress schedule 1 of 1: seed 40 (try 2 of 2)"));
     for (const std::vector<std::string> &bad :
          {std::vector<std::string>{"--stress", "1", "--device", "oclgrind"},
-          std::vector<std::string>{"--stress", "20000"}}) {
+          std::vector<std::string>{"--stress", "20000"}, std::vector<std::string>{"--repeat", "2"},
+          std::vector<std::string>{"--stress", "1", "--repeat", "0"}}) {
         std::vector<std::string> args{"--kernels", sol, "--variant", "centralized"};
         args.insert(args.end(), bad.begin(), bad.end());
         const auto r = test::run_lab("lab09_interworkgroup_barrier", args);
         CAPTURE(r.err);
-        if (bad.size() > 2 && !test::have_oclgrind()) continue;  // no Oclgrind to refuse
+        if (bad.back() == "oclgrind" && !test::have_oclgrind()) continue;  // none to refuse
         CHECK(r.exit_code == 2);
         CHECK(test::line_count(r.err) == 1);
-        CHECK(contains(r.err, "--stress"));
+        const bool repeat = std::find(bad.begin(), bad.end(), "--repeat") != bad.end();
+        CHECK(contains(r.err, repeat ? "--repeat" : "--stress"));
     }
     // A compile error behind the stress prelude still names the student's file and line.
     TempDir dir;
@@ -120,6 +132,42 @@ TEST_CASE("--stress runs seeded schedules, repeats one, and refuses what it cann
     CAPTURE(bad.err);
     CHECK(bad.exit_code == 2);
     CHECK(contains(bad.err, "09_interworkgroup_barrier.cl:" + std::to_string(line)));
+}
+
+}  // TEST_SUITE
+
+TEST_SUITE("unit") {
+
+TEST_CASE("a student's --stress run sets the grader's stress environment, and keeps what the caller set") {
+    const char *const names[] = {"POCL_WORK_GROUP_SPECIALIZATION", "POCL_MAX_PTHREAD_COUNT",
+                                 "POCL_CPU_MAX_CU_COUNT"};
+    std::map<std::string, std::optional<std::string>> saved;  // the labs this binary runs inherit it
+    for (const char *n : names) {
+        const char *v = std::getenv(n);
+        saved[n] = v ? std::optional<std::string>(v) : std::nullopt;
+    }
+    unsetenv("POCL_WORK_GROUP_SPECIALIZATION");
+    unsetenv("POCL_CPU_MAX_CU_COUNT");
+    setenv("POCL_MAX_PTHREAD_COUNT", "5", 1);
+    synclab::set_stress_environment(false);
+    auto get = [](const char *n) { const char *v = std::getenv(n); return std::string(v ? v : "unset"); };
+    const std::string spec = get("POCL_WORK_GROUP_SPECIALIZATION"),
+                      threads = get("POCL_MAX_PTHREAD_COUNT"), cus = get("POCL_CPU_MAX_CU_COUNT");
+    for (const auto &[n, v] : saved)
+        if (v) setenv(n.c_str(), v->c_str(), 1);
+        else unsetenv(n.c_str());
+    CHECK(spec == "0");
+    CHECK(threads == "5");  // the caller's
+    CHECK(cus == std::to_string(synclab::kStressThreads));
+    // The grader's stress runs: the same, over its dynamic runs' environment.
+    synclab::Declaration plain, per_size;
+    per_size.build_per_size = true;
+    for (const synclab::Declaration *d : {&plain, &per_size}) {
+        const auto graded = grade::stress_run_env(*d);
+        for (const auto &[n, v] : synclab::stress_environment(d->build_per_size)) CHECK(graded.at(n) == v);
+        CHECK(graded.at("POCL_WORK_GROUP_SPECIALIZATION") ==
+              grade::dynamic_run_env(*d).at("POCL_WORK_GROUP_SPECIALIZATION"));
+    }
 }
 
 }  // TEST_SUITE

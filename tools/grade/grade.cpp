@@ -213,8 +213,7 @@ std::map<std::string, std::string> dynamic_run_env(const synclab::Declaration &l
 
 std::map<std::string, std::string> stress_run_env(const synclab::Declaration &lab) {
     auto env = dynamic_run_env(lab);
-    const std::string threads = std::to_string(synclab::kStressThreads);
-    env["POCL_CPU_MAX_CU_COUNT"] = env["POCL_MAX_PTHREAD_COUNT"] = threads;
+    for (const auto &[name, value] : synclab::stress_environment(lab.build_per_size)) env[name] = value;
     return env;
 }
 

@@ -88,7 +88,8 @@ std::set<std::string> runner_labs(const std::string &runner, const std::vector<R
 std::map<std::string, std::string> dynamic_run_env(const synclab::Declaration &lab);
 
 // The environment of a lab's stress schedules: as its dynamic runs', with more POCL threads than
-// the grading machine's two cores (synclab::kStressThreads), as a student's --stress run has.
+// the grading machine's two cores (synclab::stress_environment, which a student's --stress run
+// sets too).
 std::map<std::string, std::string> stress_run_env(const synclab::Declaration &lab);
 
 // Whether the lab lists an Oclgrind device. It ends its child when *stop becomes non-zero.

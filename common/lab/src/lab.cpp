@@ -429,19 +429,35 @@ int guarded_main(const char *program, const std::function<int()> &body) {
 namespace {
 
 // The command that repeats stress schedule `seed` alone: this one's arguments without its
-// --stress, --seed, --verdict and --csv.
+// --stress, --seed, --repeat, --verdict and --csv.
 std::string repeat_command(const std::string &program, int argc, char **argv, std::uint64_t seed) {
     std::vector<std::string> kept;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         bool dropped = false;
-        for (const std::string n : {"--stress", "--seed", "--verdict", "--csv"}) {
+        for (const std::string n : {"--stress", "--seed", "--repeat", "--verdict", "--csv"}) {
             if (a == n && i + 1 < argc) ++i;  // and its value
             if (a == n || a.rfind(n + "=", 0) == 0) dropped = true;
         }
         if (!dropped) kept.push_back(a);
     }
     return stress_repeat_command(program, kept, seed);
+}
+
+// One schedule, tried up to --repeat times until it is not verified: that try's exit code.
+int run_schedule(Lab &lab, const std::function<int(Lab &)> &body, unsigned k, std::uint64_t seed) {
+    const unsigned n = lab.opt.stress, tries = lab.opt.repeat;
+    int rc = kOk;
+    for (unsigned t = 0; t < tries && rc == kOk; ++t) {
+        lab.stress_schedule(seed);
+        std::printf("== stress schedule %u of %u: seed %llu", k + 1, n, static_cast<unsigned long long>(seed));
+        if (tries > 1) std::printf(" (try %u of %u)", t + 1, tries);
+        std::printf("\n");
+        std::fflush(stdout);
+        rc = body(lab);
+        lab.env.queue.finish();
+    }
+    return rc;
 }
 
 // --stress N: the body once per schedule, schedule k with seed S+k (inputs and delays alike),
@@ -454,12 +470,7 @@ int run_stress(Lab &lab, const std::function<int(Lab &)> &body, int argc, char *
     const unsigned n = lab.opt.stress;
     for (unsigned k = 0; k < n; ++k) {
         const std::uint64_t seed = first + k;
-        lab.stress_schedule(seed);
-        std::printf("== stress schedule %u of %u: seed %llu\n", k + 1, n,
-                    static_cast<unsigned long long>(seed));
-        std::fflush(stdout);
-        const int rc = body(lab);
-        lab.env.queue.finish();
+        const int rc = run_schedule(lab, body, k, seed);
         if (rc == kOk) continue;
         verdict::schedule(seed);
         std::printf("stress schedule %u of %u failed; repeat it with: %s\n", k + 1, n,
@@ -492,7 +503,7 @@ int run_once(int argc, char **argv, const Declaration &decl, const std::function
             return kOk;
         }
         Watchdog watchdog(name, opt.timeout);
-        if (opt.stress) stress_threads();  // before the first OpenCL call
+        if (opt.stress) set_stress_environment(decl.build_per_size);  // before any OpenCL call
         Lab lab(decl, std::move(opt));
         const int rc = lab.opt.stress ? run_stress(lab, body, argc, argv) : body(lab);
         lab.env.queue.finish();

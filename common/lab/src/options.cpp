@@ -43,6 +43,9 @@ cxxopts::Options make_parser(const std::string &program, const std::string &desc
                    "injected at the atomics and fences it picks (schedule k uses --seed S+k; the "
                    "first that fails is named, with the command that repeats it)",
          cxxopts::value<unsigned>()->default_value("0"))
+        ("repeat", "with --stress: run each schedule up to K times, until it fails (a seed puts the "
+                   "same delays at the same times; the operating system interleaves the threads "
+                   "its own way)", cxxopts::value<unsigned>()->default_value("1"))
         ("describe", "print this lab's declaration in machine-readable form, then exit")
         ("verdict", "also write the verdict in machine-readable form to FILE (for synclab-grade)",
          cxxopts::value<std::string>()->default_value(""))
@@ -85,6 +88,11 @@ bool parse(cxxopts::Options &parser, int argc, char **argv, Options &o) {
     o.stress = r["stress"].as<unsigned>();
     if (o.stress > 10000) throw UsageError("--stress " + std::to_string(o.stress) +
                                            " is too many schedules: use 1 to 10000");
+    o.repeat = r["repeat"].as<unsigned>();
+    if (o.repeat < 1 || o.repeat > 100)
+        throw UsageError("--repeat " + std::to_string(o.repeat) + " is out of range: use 1 to 100 tries");
+    if (r.count("repeat") && !o.stress)
+        throw UsageError("--repeat runs stress schedules again: give it with --stress N");
     o.verdict = r["verdict"].as<std::string>();
     if (!o.verdict.empty() && !verdict::open(o.verdict))
         throw UsageError("cannot write --verdict file " + o.verdict + ": check the folder exists");

@@ -123,14 +123,21 @@ std::string stress_repeat_command(const std::string &program, const std::vector<
         for (char c : a) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
         out += " " + (plain ? a : quoted + "'");
     }
-    return out + " --stress 1 --seed " + std::to_string(seed);
+    return out + " --stress 1 --seed " + std::to_string(seed) + " --repeat " +
+           std::to_string(kRepeatTries);
 }
 
-void stress_threads() {
+std::vector<std::pair<std::string, std::string>> stress_environment(bool build_per_size) {
     const std::string n = std::to_string(kStressThreads);
-    for (const char *name : {"POCL_MAX_PTHREAD_COUNT", "POCL_CPU_MAX_CU_COUNT"}) {
-        const char *set = std::getenv(name);
-        if (!set || !*set) setenv(name, n.c_str(), 1);
+    return {{"POCL_MAX_PTHREAD_COUNT", n},  // POCL 3 (Debian 12's 3.1); 4 and later too
+            {"POCL_CPU_MAX_CU_COUNT", n},   // POCL 4 and later
+            {"POCL_WORK_GROUP_SPECIALIZATION", build_per_size ? "1" : "0"}};
+}
+
+void set_stress_environment(bool build_per_size) {
+    for (const auto &[name, value] : stress_environment(build_per_size)) {
+        const char *set = std::getenv(name.c_str());
+        if (!set || !*set) setenv(name.c_str(), value.c_str(), 1);
     }
 }
 

@@ -24,6 +24,7 @@ struct Options {
     bool describe = false;    // --describe: print the lab's declaration (declaration.hpp)
     std::string verdict;      // --verdict FILE: the machine-readable verdict (verdict.hpp)
     unsigned stress = 0;      // --stress N: N seeded delay schedules, one after another (stress.hpp)
+    unsigned repeat = 1;      // --repeat K: with --stress, each schedule up to K times until it fails
     cxxopts::ParseResult extra;  // the lab's own options
 };
 

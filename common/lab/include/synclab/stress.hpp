@@ -7,6 +7,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace synclab {
@@ -38,13 +39,25 @@ struct StressPause {
     StressPause &operator=(const StressPause &) = delete;
 };
 
-// The command that repeats stress schedule `seed` alone: `program ARGS --stress 1 --seed SEED`,
-// each argument quoted for a shell where it needs it.
+// How many tries the command that repeats a schedule gives it (--repeat): a seed places the same
+// delays at the same times, but the operating system interleaves the threads its own way, so one
+// try of a schedule that failed in the grader fails again about 8 times in 10 (docs/benchmarks.md).
+constexpr unsigned kRepeatTries = 3;
+
+// The command that repeats stress schedule `seed` alone:
+// `program ARGS --stress 1 --seed SEED --repeat 3`, each argument quoted for a shell where it
+// needs it.
 std::string stress_repeat_command(const std::string &program, const std::vector<std::string> &args,
                                   std::uint64_t seed);
 
-// Sets POCL's thread count for a stress run where the environment does not: call before the
-// first OpenCL call of the process.
-void stress_threads();
+// The environment of every stress run, the grader's and a student's alike: POCL's threads
+// (kStressThreads) and, unless the lab builds once per work-group size, POCL's work-group
+// specialisation off (as the grader's dynamic runs have it), so a repeat runs the code the
+// grader ran.
+std::vector<std::pair<std::string, std::string>> stress_environment(bool build_per_size);
+
+// Sets stress_environment() where the environment does not: call before the first OpenCL call of
+// the process.
+void set_stress_environment(bool build_per_size);
 
 }  // namespace synclab
