@@ -2,11 +2,14 @@
 # Benchmark (not a test): how often ONE stress schedule fails a file, and what a schedule costs.
 # Runs the lab of a stress fixture (tests/fixtures/stress/NAME.patch, applied to the file it
 # names) or of a solution (NAME = solution-NN), RUNS times with `--stress 1` and fresh seeds, two
-# processes at a time (as the grader's -j 2 runs them), with the lab's declared stress arguments
-# and the environment the grader gives a stress run. Prints how many runs failed and the mean
-# wall and CPU seconds of one process (its build included). A lab's `stress_schedules` is then
-# the fewest N with 1 - (1 - p)^N of about 0.99 (docs/adding-a-lab.md).
+# processes at a time (as the grader's -j 2 runs them) unless BENCH_PAR says, with the lab's
+# declared stress arguments and the environment the grader gives a stress run (the lab sets it).
+# Prints how many runs failed and the mean wall and CPU seconds of one process (its build
+# included). A lab's `stress_schedules` is then the fewest N with 1 - (1 - p)^N of about 0.99
+# (docs/adding-a-lab.md).
 # Usage: scripts/bench_stress_rate.sh NAME [RUNS=30]   (from any folder, after a build)
+# BENCH_PAR=P runs P processes at a time (default 2; 1: each alone); BENCH_SET="--steps 256"
+# gives an option of the lab's stress arguments another value (or adds it), "--opt V" pairs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 name=${1:-}
@@ -34,11 +37,18 @@ line=$("$exe" --describe | grep $'^stress\t' || true)
 [ -n "$line" ] || { echo "bench_stress_rate: lab $stem declares no stress schedules" >&2; exit 2; }
 IFS=$'\t' read -r -a fields <<<"$line"
 args=("${fields[@]:2}")
-# As the grader's stress run (tools/grade/grade.cpp, stress_run_env): POCL's work-group
-# specialisation only for a lab that builds per size (the lab sets its stress threads itself).
-spec=0
-! "$exe" --describe | grep -q '^build-per-size$' || spec=1
-export POCL_WORK_GROUP_SPECIALIZATION=$spec
+par=${BENCH_PAR:-2}
+case "$par" in '' | *[!0-9]* | 0) echo "bench_stress_rate: BENCH_PAR takes a count of 1 or more" >&2; exit 2 ;; esac
+# shellcheck disable=SC2206  # words on purpose: BENCH_SET="--steps 256"
+set_args=(${BENCH_SET:-})
+for ((k = 0; k + 1 < ${#set_args[@]}; k += 2)); do
+  found=0
+  for i in "${!args[@]}"; do
+    [ "${args[$i]}" = "${set_args[$k]}" ] && [ $((i + 1)) -lt ${#args[@]} ] && { args[i+1]=${set_args[k+1]}; found=1; }
+  done
+  [ $found = 1 ] || args+=("${set_args[$k]}" "${set_args[$((k + 1))]}")
+done
+# `--stress` sets the grader's stress environment itself (stress.hpp, stress_environment).
 one() {  # one seed: "exit-code wall-seconds cpu-seconds"
   local s e TIMEFORMAT='%U %S' rc=0
   s=$(date +%s.%N)
@@ -48,12 +58,11 @@ one() {  # one seed: "exit-code wall-seconds cpu-seconds"
   echo "$rc $(awk -v s="$s" -v e="$e" 'BEGIN { print e - s }') $(awk '{ print $1 + $2 }' "$work/time$1")"
 }
 first=$(( (RANDOM << 15 | RANDOM) + 1 ))
-for ((i = 0; i < runs; i += 2)); do
-  one $((first + i)) >"$work/r$i" &
-  [ $((i + 1)) -ge "$runs" ] || one $((first + i + 1)) >"$work/r$((i + 1))" &
+for ((i = 0; i < runs; i += par)); do
+  for ((j = i; j < i + par && j < runs; j++)); do one $((first + j)) >"$work/r$j" & done
   wait
 done
-cat "$work"/r* | awk -v n="$name" -v a="${args[*]}" '{ k++; if ($1 != 0) f++; w += $2; c += $3
+cat "$work"/r* | awk -v n="$name" -v a="${args[*]}" -v p="$par" '{ k++; if ($1 != 0) f++; w += $2; c += $3
     if ($1 != 0 && $1 != 1) o = o " exit " $1 }
-  END { printf "%s: one schedule (%s) failed %d of %d runs; per process %.2f s wall, %.2f s CPU%s\n",
-        n, a, f, k, w / k, c / k, o }'
+  END { printf "%s: one schedule (%s) failed %d of %d runs, %d at a time; per process %.2f s wall, %.2f s CPU%s\n",
+        n, a, f, k, p, w / k, c / k, o }'
