@@ -68,12 +68,13 @@ TEST_CASE("stress schedules fail every protocol bug with a seed that fails again
         const std::size_t at = row.reason.find("repeat it: ");
         REQUIRE(at != std::string::npos);
         const auto cmd = words(row.reason.substr(at + 11));
-        REQUIRE(cmd.size() > 6);
+        REQUIRE(cmd.size() > 8);
         CHECK(cmd[0].rfind("lab" + row.lab + "_", 0) == 0);
         CHECK(cmd[2] == (cls.path / row.student).string());  // the student's own folder
         CHECK(cmd[cmd.size() - 6] == "--stress");
         CHECK(cmd[cmd.size() - 4] == "--seed");
         CHECK(cmd[cmd.size() - 2] == "--repeat");
+        CHECK(cmd.back() == "3");
         // The schedule fails again: the same seed places the same delays, but the operating
         // system schedules the threads its own way, so the command tries it up to three times
         // (one try failed again about 8 times in 10 in scripts/bench_stress.sh); counted over the
@@ -106,6 +107,24 @@ TEST_CASE("--stress runs seeded schedules, repeats one, and refuses what it cann
     CHECK(again.exit_code == 0);
     CHECK(contains(again.out, "== stress schedule 1 of 1: seed 40 (try 1 of 2)"));
     CHECK(contains(again.out, "== stress schedule 1 of 1: seed 40 (try 2 of 2)"));
+    // ...and stops at the first try that fails: the starter's barrier, which does not wait.
+    const auto starter = test::run_lab("lab09_interworkgroup_barrier",
+                                       {"--kernels", test::source("kernels"), "--variant", "centralized",
+                                        "--steps", "4", "--stress", "1", "--seed", "40", "--repeat", "3"});
+    CAPTURE(starter.out);
+    CHECK(starter.exit_code == 1);
+    CHECK(contains(starter.out, "(try 1 of 3)"));
+    CHECK(!contains(starter.out, "(try 2 of 3)"));
+    CHECK(contains(starter.out, "--stress 1 --seed 40 --repeat 3\n"));
+    // --stress takes a process of its own: POCL's threads are set before its first OpenCL call.
+    TempDir batch;
+    std::ofstream(batch / "runs") << "--kernels\t" << sol << "\t--variant\tcentralized\t--steps\t4\n"
+                                  << "--kernels\t" << sol << "\t--variant\tcentralized\t--stress\t1\n";
+    const auto beside = test::run_lab("lab09_interworkgroup_barrier", {"--batch", batch / "runs"});
+    CAPTURE(beside.err);
+    CHECK(beside.exit_code == 2);
+    CHECK(test::line_count(beside.err) == 1);
+    CHECK(contains(beside.err, "--stress takes a process of its own"));
     for (const std::vector<std::string> &bad :
          {std::vector<std::string>{"--stress", "1", "--device", "oclgrind"},
           std::vector<std::string>{"--stress", "20000"}, std::vector<std::string>{"--repeat", "2"},
@@ -138,7 +157,7 @@ TEST_CASE("--stress runs seeded schedules, repeats one, and refuses what it cann
 
 TEST_SUITE("unit") {
 
-TEST_CASE("a student's --stress run sets the grader's stress environment, and keeps what the caller set") {
+TEST_CASE("set_stress_environment sets the grader's stress settings where unset, keeps the caller's") {
     const char *const names[] = {"POCL_WORK_GROUP_SPECIALIZATION", "POCL_MAX_PTHREAD_COUNT",
                                  "POCL_CPU_MAX_CU_COUNT"};
     std::map<std::string, std::optional<std::string>> saved;  // the labs this binary runs inherit it
@@ -159,12 +178,15 @@ TEST_CASE("a student's --stress run sets the grader's stress environment, and ke
     CHECK(spec == "0");
     CHECK(threads == "5");  // the caller's
     CHECK(cus == std::to_string(synclab::kStressThreads));
-    // The grader's stress runs: the same, over its dynamic runs' environment.
+    // The grader's stress runs: three threads, whatever the caller has, and the specialisation of
+    // its dynamic runs.
     synclab::Declaration plain, per_size;
     per_size.build_per_size = true;
     for (const synclab::Declaration *d : {&plain, &per_size}) {
         const auto graded = grade::stress_run_env(*d);
-        for (const auto &[n, v] : synclab::stress_environment(d->build_per_size)) CHECK(graded.at(n) == v);
+        CHECK(graded.at("POCL_MAX_PTHREAD_COUNT") == "3");
+        CHECK(graded.at("POCL_CPU_MAX_CU_COUNT") == "3");
+        CHECK(graded.at("POCL_WORK_GROUP_SPECIALIZATION") == (d->build_per_size ? "1" : "0"));
         CHECK(graded.at("POCL_WORK_GROUP_SPECIALIZATION") ==
               grade::dynamic_run_env(*d).at("POCL_WORK_GROUP_SPECIALIZATION"));
     }

@@ -502,6 +502,13 @@ int run_once(int argc, char **argv, const Declaration &decl, const std::function
             list_devices(std::cout);
             return kOk;
         }
+        // POCL reads its threads at the process's first OpenCL call, and keeps them to its end.
+        static bool opened = false, stressed = false;
+        if ((opt.stress && opened) || stressed)
+            throw UsageError("--stress takes a process of its own (POCL's threads are set before "
+                             "its first OpenCL call): run it alone, not beside other --batch lines");
+        opened = true;
+        stressed = opt.stress > 0;
         Watchdog watchdog(name, opt.timeout);
         if (opt.stress) set_stress_environment(decl.build_per_size);  // before any OpenCL call
         Lab lab(decl, std::move(opt));

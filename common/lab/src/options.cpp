@@ -43,9 +43,9 @@ cxxopts::Options make_parser(const std::string &program, const std::string &desc
                    "injected at the atomics and fences it picks (schedule k uses --seed S+k; the "
                    "first that fails is named, with the command that repeats it)",
          cxxopts::value<unsigned>()->default_value("0"))
-        ("repeat", "with --stress: run each schedule up to K times, until it fails (a seed puts the "
-                   "same delays at the same times; the operating system interleaves the threads "
-                   "its own way)", cxxopts::value<unsigned>()->default_value("1"))
+        ("repeat", "with --stress: run each schedule up to K times (1 to 100), until it fails (a "
+                   "seed puts the same delays at the same times; the operating system interleaves "
+                   "the threads its own way)", cxxopts::value<unsigned>()->default_value("1"))
         ("describe", "print this lab's declaration in machine-readable form, then exit")
         ("verdict", "also write the verdict in machine-readable form to FILE (for synclab-grade)",
          cxxopts::value<std::string>()->default_value(""))
@@ -92,7 +92,7 @@ bool parse(cxxopts::Options &parser, int argc, char **argv, Options &o) {
     if (o.repeat < 1 || o.repeat > 100)
         throw UsageError("--repeat " + std::to_string(o.repeat) + " is out of range: use 1 to 100 tries");
     if (r.count("repeat") && !o.stress)
-        throw UsageError("--repeat runs stress schedules again: give it with --stress N");
+        throw UsageError("--repeat runs stress schedules again: give it with --stress N, N of 1 or more");
     o.verdict = r["verdict"].as<std::string>();
     if (!o.verdict.empty() && !verdict::open(o.verdict))
         throw UsageError("cannot write --verdict file " + o.verdict + ": check the folder exists");

@@ -41,7 +41,7 @@ struct StressPause {
 
 // How many tries the command that repeats a schedule gives it (--repeat): a seed places the same
 // delays at the same times, but the operating system interleaves the threads its own way, so one
-// try of a schedule that failed in the grader fails again about 8 times in 10 (docs/benchmarks.md).
+// try of a schedule that failed in the grader failed again in 85 of 100 (docs/benchmarks.md).
 constexpr unsigned kRepeatTries = 3;
 
 // The command that repeats stress schedule `seed` alone:
@@ -50,14 +50,14 @@ constexpr unsigned kRepeatTries = 3;
 std::string stress_repeat_command(const std::string &program, const std::vector<std::string> &args,
                                   std::uint64_t seed);
 
-// The environment of every stress run, the grader's and a student's alike: POCL's threads
-// (kStressThreads) and, unless the lab builds once per work-group size, POCL's work-group
+// POCL's settings of every stress run, the grader's and a student's alike: its threads
+// (kStressThreads) and, unless the lab builds once per work-group size, its work-group
 // specialisation off (as the grader's dynamic runs have it), so a repeat runs the code the
-// grader ran.
+// grader ran. The grader sets them over its dynamic runs' environment (grade::stress_run_env).
 std::vector<std::pair<std::string, std::string>> stress_environment(bool build_per_size);
 
-// Sets stress_environment() where the environment does not: call before the first OpenCL call of
-// the process.
+// Sets stress_environment() where the caller's environment does not (a student's --stress run):
+// call before the first OpenCL call of the process.
 void set_stress_environment(bool build_per_size);
 
 }  // namespace synclab
