@@ -203,7 +203,7 @@ std::string signal_name(int sig) {
 
 std::map<std::string, std::string> dynamic_run_env(const synclab::Declaration &lab) {
     const char *kGradingComputeUnits = "2";  // why: grade.hpp
-    return {{"POCL_WORK_GROUP_SPECIALIZATION", lab.build_per_size ? "1" : "0"},
+    return {{"POCL_WORK_GROUP_SPECIALIZATION", synclab::pocl_work_group_specialization(lab)},
             {"POCL_CPU_MAX_CU_COUNT", kGradingComputeUnits},   // POCL 4 and later
             {"POCL_MAX_PTHREAD_COUNT", kGradingComputeUnits},  // POCL 3 (Debian 12's 3.1); 4+ too
             // POCL takes the larger of the maximum and a minimum: none of the caller's minimums.
@@ -213,7 +213,7 @@ std::map<std::string, std::string> dynamic_run_env(const synclab::Declaration &l
 
 std::map<std::string, std::string> stress_run_env(const synclab::Declaration &lab) {
     auto env = dynamic_run_env(lab);
-    for (const auto &[name, value] : synclab::stress_environment(lab.build_per_size)) env[name] = value;
+    for (const auto &[name, value] : synclab::stress_environment(lab)) env[name] = value;
     return env;
 }
 

@@ -510,7 +510,7 @@ int run_once(int argc, char **argv, const Declaration &decl, const std::function
         opened = true;
         stressed = opt.stress > 0;
         Watchdog watchdog(name, opt.timeout);
-        if (opt.stress) set_stress_environment(decl.build_per_size);  // before any OpenCL call
+        if (opt.stress) set_stress_environment(decl);  // before any OpenCL call
         Lab lab(decl, std::move(opt));
         const int rc = lab.opt.stress ? run_stress(lab, body, argc, argv) : body(lab);
         lab.env.queue.finish();

@@ -127,15 +127,15 @@ std::string stress_repeat_command(const std::string &program, const std::vector<
            std::to_string(kRepeatTries);
 }
 
-std::vector<std::pair<std::string, std::string>> stress_environment(bool build_per_size) {
+std::vector<std::pair<std::string, std::string>> stress_environment(const Declaration &lab) {
     const std::string n = std::to_string(kStressThreads);
     return {{"POCL_MAX_PTHREAD_COUNT", n},  // POCL 3 (Debian 12's 3.1); 4 and later too
             {"POCL_CPU_MAX_CU_COUNT", n},   // POCL 4 and later
-            {"POCL_WORK_GROUP_SPECIALIZATION", build_per_size ? "1" : "0"}};
+            {"POCL_WORK_GROUP_SPECIALIZATION", pocl_work_group_specialization(lab)}};
 }
 
-void set_stress_environment(bool build_per_size) {
-    for (const auto &[name, value] : stress_environment(build_per_size)) {
+void set_stress_environment(const Declaration &lab) {
+    for (const auto &[name, value] : stress_environment(lab)) {
         const char *set = std::getenv(name.c_str());
         if (!set || !*set) setenv(name.c_str(), value.c_str(), 1);
     }

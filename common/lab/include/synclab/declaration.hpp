@@ -70,6 +70,12 @@ struct Declaration {
     int variant_width(std::size_t at_least = 0) const;
 };
 
+// POCL_WORK_GROUP_SPECIALIZATION for a lab's graded runs, dynamic and stress alike: on only where
+// each build meets one work-group size (build_per_size).
+inline const char *pocl_work_group_specialization(const Declaration &d) {
+    return d.build_per_size ? "1" : "0";
+}
+
 // The machine-readable form, version 1 (docs/contract.md): one record per line,
 // fields separated by tabs.
 //   synclab-lab 1

@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "synclab/declaration.hpp"
+
 namespace synclab {
 
 // Threads POCL's CPU device gets in a stress run (POCL_MAX_PTHREAD_COUNT, POCL_CPU_MAX_CU_COUNT)
@@ -51,13 +53,12 @@ std::string stress_repeat_command(const std::string &program, const std::vector<
                                   std::uint64_t seed);
 
 // POCL's settings of every stress run, the grader's and a student's alike: its threads
-// (kStressThreads) and, unless the lab builds once per work-group size, its work-group
-// specialisation off (as the grader's dynamic runs have it), so a repeat runs the code the
-// grader ran. The grader sets them over its dynamic runs' environment (grade::stress_run_env).
-std::vector<std::pair<std::string, std::string>> stress_environment(bool build_per_size);
+// (kStressThreads) and the work-group specialisation of the grader's dynamic runs
+// (pocl_work_group_specialization), so a repeat runs the code the grader ran. The grader sets them over its dynamic runs' environment (grade::stress_run_env).
+std::vector<std::pair<std::string, std::string>> stress_environment(const Declaration &lab);
 
 // Sets stress_environment() where the caller's environment does not (a student's --stress run):
 // call before the first OpenCL call of the process.
-void set_stress_environment(bool build_per_size);
+void set_stress_environment(const Declaration &lab);
 
 }  // namespace synclab
