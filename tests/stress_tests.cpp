@@ -3,11 +3,17 @@
 // seed whose command fails again; the solutions pass the same schedules. And `--stress` on a lab.
 #include "grade_support.hpp"
 #include "grade/grade.hpp"  // dynamic_run_env, stress_run_env
+#include "grade/process.hpp"
 #include "synclab/stress.hpp"
 
 #include <doctest/doctest.h>
+#include <sys/resource.h>
 
 #include <algorithm>
+#include <thread>
+#include <chrono>
+#include <cerrno>
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
@@ -178,18 +184,52 @@ TEST_CASE("set_stress_environment sets the grader's stress settings where unset,
     CHECK(spec == "0");
     CHECK(threads == "5");  // the caller's
     CHECK(cus == std::to_string(synclab::kStressThreads));
-    // The grader's stress runs: three threads, whatever the caller has, and the specialisation of
-    // its dynamic runs.
+    // The grader's stress runs: two threads, as many as its dynamic runs (grade.hpp), whatever
+    // the caller has, and the specialisation of its dynamic runs.
     synclab::Declaration plain, per_size;
     per_size.build_per_size = true;
     for (const synclab::Declaration *d : {&plain, &per_size}) {
         const auto graded = grade::stress_run_env(*d);
-        CHECK(graded.at("POCL_MAX_PTHREAD_COUNT") == "3");
-        CHECK(graded.at("POCL_CPU_MAX_CU_COUNT") == "3");
+        CHECK(graded.at("POCL_MAX_PTHREAD_COUNT") == "2");
+        CHECK(graded.at("POCL_CPU_MAX_CU_COUNT") == "2");
+        CHECK(graded.at("POCL_MAX_PTHREAD_COUNT") == grade::dynamic_run_env(*d).at("POCL_MAX_PTHREAD_COUNT"));
         CHECK(graded.at("POCL_WORK_GROUP_SPECIALIZATION") == (d->build_per_size ? "1" : "0"));
         CHECK(graded.at("POCL_WORK_GROUP_SPECIALIZATION") ==
               grade::dynamic_run_env(*d).at("POCL_WORK_GROUP_SPECIALIZATION"));
     }
+}
+
+TEST_CASE("stress runs first: a child made nicer, one stress run a slot, none once stopped") {
+    // The grader's other children run kBehindStress nicer than its stress runs (grade.hpp).
+    errno = 0;
+    const int ours = getpriority(PRIO_PROCESS, 0);
+    REQUIRE(errno == 0);
+    synclab::ProcessLimits nicer;
+    nicer.nice = 5;
+    const auto r = synclab::run_process({"/bin/sh", "-c", "cut -d' ' -f19 /proc/self/stat"}, {}, nicer);
+    REQUIRE(r.exited);
+    CHECK(std::stoi(r.out) == std::min(19, ours + 5));
+    const auto same = synclab::run_process({"/bin/sh", "-c", "cut -d' ' -f19 /proc/self/stat"});
+    CHECK(std::stoi(same.out) == ours);
+
+    grade::StressGate gate(1);
+    volatile int stop = 0;
+    REQUIRE(gate.enter(&stop));
+    std::atomic<bool> second{false};
+    std::thread waiter([&] {
+        if (gate.enter(&stop)) {
+            second = true;
+            gate.leave();
+        }
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    CHECK_FALSE(second.load());  // the one slot is taken
+    gate.leave();
+    waiter.join();
+    CHECK(second.load());
+    stop = 1;
+    CHECK_FALSE(gate.enter(&stop));  // stopped: no slot, at once
+    CHECK(grade::StressGate(0).enter(nullptr));  // no slots asked for: one all the same
 }
 
 }  // TEST_SUITE

@@ -201,6 +201,50 @@ std::string signal_name(int sig) {
     return what ? name + " (" + what + ")" : name;
 }
 
+bool StressGate::enter(const volatile int *stop) {
+    std::unique_lock<std::mutex> lock(m_);
+    while (!free_) {
+        if (stop && *stop) return false;
+        cv_.wait_for(lock, std::chrono::milliseconds(100));
+    }
+    if (stop && *stop) return false;
+    --free_;
+    return true;
+}
+
+void StressGate::leave() {
+    {
+        std::lock_guard<std::mutex> lock(m_);
+        ++free_;
+    }
+    cv_.notify_one();
+}
+
+namespace {
+
+// A place among the stress runs of the moment (no gate: always), left at the end of its scope.
+struct StressSlot {
+    StressSlot(StressGate *g, const volatile int *stop) : gate(g), entered(!g || g->enter(stop)) {}
+    ~StressSlot() {
+        if (gate && entered) gate->leave();
+    }
+    StressSlot(const StressSlot &) = delete;
+    StressSlot &operator=(const StressSlot &) = delete;
+    StressGate *gate;
+    bool entered;
+};
+
+// A lab's child other than a stress run stands behind the stress runs, while there are any
+// (kBehindStress): nicer, and in a sandbox, which gives it a session of its own, its session too.
+void behind_stress(const Settings &s, synclab::ProcessLimits &limits,
+                   std::map<std::string, std::string> &env) {
+    if (!s.stress) return;
+    limits.nice = kBehindStress;
+    if (s.sandbox.available()) env["SYNCLAB_SESSION_NICE"] = std::to_string(kBehindStress);
+}
+
+}  // namespace
+
 std::map<std::string, std::string> dynamic_run_env(const synclab::Declaration &lab) {
     const char *kGradingComputeUnits = "2";  // why: grade.hpp
     return {{"POCL_WORK_GROUP_SPECIALIZATION", synclab::pocl_work_group_specialization(lab)},
@@ -367,7 +411,7 @@ private:
 
     Result finish(std::string grade, std::string kind, std::string reason);
     Run run(std::vector<std::string> args, std::map<std::string, std::string> env,
-            std::size_t memory, bool variants = true);
+            std::size_t memory, bool variants = true, bool stressed = false);
     std::vector<Run> run_batch(const std::vector<synclab::Args> &sets, const std::string &device,
                                std::size_t memory);
     void note_skips(const Run &run_result);
@@ -389,7 +433,7 @@ Result LabGrading::finish(std::string grade, std::string kind, std::string reaso
 }
 
 Run LabGrading::run(std::vector<std::string> args, std::map<std::string, std::string> env,
-                    std::size_t memory, bool variants) {
+                    std::size_t memory, bool variants, bool stressed) {
     Run out;
     out.argv = {exe_, "--kernels", copy_, "--verdict", verdict_file_};
     if (variants) out.argv.insert(out.argv.end(), {"--variant", join(recipe_.variants, ",")});
@@ -406,6 +450,7 @@ Run LabGrading::run(std::vector<std::string> args, std::map<std::string, std::st
     // A signal between our last look at *stop and the fork still ends this child at once.
     limits.stop = stop_;
     limits.parent_pipe = true;  // stops with the grader, through the sandbox
+    if (!stressed) behind_stress(s_, limits, env);
     out.process = synclab::run_process(s_.sandbox.wrap(out.argv, job_dir_, folders_.readable, copy_),
                                        env, limits);
     out.verdict = synclab::parse_verdict(read_verdict_text(verdict_file_));
@@ -444,6 +489,7 @@ std::vector<Run> LabGrading::run_batch(const std::vector<synclab::Args> &sets,
     limits.parent_pipe = true;
     std::map<std::string, std::string> env = dynamic_run_env(recipe_.declaration);
     env.insert(folders_.env.begin(), folders_.env.end());
+    behind_stress(s_, limits, env);
     const synclab::ProcessResult process = synclab::run_process(
         s_.sandbox.wrap({exe_, "--batch", batch_file}, job_dir_, folders_.readable, copy_), env,
         limits);
@@ -623,7 +669,12 @@ Result LabGrading::stress(const std::string &passed) {
     const unsigned n = s_.stress_schedules ? s_.stress_schedules : d.stress_schedules;
     std::vector<std::string> args{"--stress", std::to_string(n)};
     args.insert(args.end(), d.stress_args.begin(), d.stress_args.end());
-    const Run st = run(args, stress_run_env(d), s_.device_memory_bytes.front(), false);
+    Run st;
+    {
+        const StressSlot slot(s_.stress_gate.get(), stop_);
+        if (!slot.entered) return finish("", "", "");
+        st = run(args, stress_run_env(d), s_.device_memory_bytes.front(), false, true);
+    }
     if (*stop_) return finish("", "", "");
     note_run(r_, st, "stress schedules");
     const auto &v = st.verdict;
@@ -843,6 +894,7 @@ std::size_t run_shared(const std::vector<const Recipe *> &recipes, const std::ve
     limits.parent_pipe = true;
     std::map<std::string, std::string> env = dynamic_run_env(recipes[part.front()]->declaration);
     env.insert(folders.env.begin(), folders.env.end());
+    behind_stress(s, limits, env);
     const auto began = std::chrono::steady_clock::now();
     synclab::ProcessResult process = synclab::run_process(
         s.sandbox.wrap({s.runner, "--batch", batch_file}, job_dir, folders.readable, folders.copy),

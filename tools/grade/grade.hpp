@@ -2,8 +2,11 @@
 // into a private folder, the lab runs there as a child process (in the sandbox when there is
 // one), and its machine-readable verdict decides the grade.
 #pragma once
+#include <condition_variable>
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
@@ -26,6 +29,27 @@ struct Result {
     bool passed() const { return grade == "pass"; }
 };
 
+// Stress runs given the cores first. A schedule holds one group back while the others act
+// (synclab/stress.hpp): that works only while the others are on a core, not waiting for a time
+// slice that another job's lab holds. So while stress schedules are graded, every other child
+// runs kBehindStress nicer than the grader, its stress runs at the grader's own niceness, and at
+// most one stress run per kStressThreads jobs runs at once (StressGate): two stress runs on two
+// cores would deschedule each other's groups. Measured: docs/benchmarks.md (2026-11-27).
+constexpr int kBehindStress = 19;
+
+class StressGate {
+public:
+    explicit StressGate(unsigned slots) : free_(slots ? slots : 1) {}
+    // Waits for a slot; false (and no slot) once *stop is non-zero.
+    bool enter(const volatile int *stop);
+    void leave();
+
+private:
+    std::mutex m_;
+    std::condition_variable cv_;
+    unsigned free_;
+};
+
 struct Settings {
     std::string bin_dir;        // where the lab executables are
     // --device for the dynamic runs: each listed device in turn ({""} = the lab's default).
@@ -40,6 +64,7 @@ struct Settings {
     bool quick = false;         // only each recipe's first dynamic run
     bool stress = true;         // false: --quick or --no-stress
     unsigned stress_schedules = 0;  // per lab (0: its declaration's)
+    std::shared_ptr<StressGate> stress_gate;  // made with the plan (its jobs); null: no gate
     // The user's own OCL_ICD_VENDORS ("" = none): the folder the grader's device lookup made
     // for itself is not the children's.
     std::string icd_vendors;

@@ -17,6 +17,7 @@
 #include "submissions.hpp"  // submissions
 #include "summary.hpp"      // summary
 #include "synclab/lab.hpp"  // guarded_main
+#include "synclab/stress.hpp"  // kStressThreads
 
 namespace fs = std::filesystem;
 
@@ -86,6 +87,8 @@ int run(int argc, char **argv) {
     grade::share_processes(settings, subs.size(), opt.jobs, labs, catalog.all, work.path(),
                            &grade::g_stop_flag);
     grade::Plan plan = grade::make_plan(subs, labs, kept, settings, opt.jobs);
+    if (settings.stress)
+        settings.stress_gate = std::make_shared<grade::StressGate>(plan.jobs / synclab::kStressThreads);
     std::cout << "grading " << subs.size() << (opt.one ? " submission" : " submissions") << " x "
               << labs.size() << " lab(s), " << plan.jobs << " at a time; gradebook " << out.csv
               << (plan.resumed ? " (resumed)" : "") << ", JUnit reports in " << out.junit << "/\n"

@@ -76,6 +76,11 @@ std::map<std::string, std::string> merged_env(const std::map<std::string, std::s
     }
     rlimit core{0, 0};
     setrlimit(RLIMIT_CORE, &core);
+    if (limits.nice > 0) {
+        errno = 0;
+        const int ours = getpriority(PRIO_PROCESS, 0);
+        if (errno == 0) setpriority(PRIO_PROCESS, 0, ours + limits.nice > 19 ? 19 : ours + limits.nice);
+    }
     execve(args[0], args, envp);
     static const char msg[] = "cannot run the program\n";
     (void)!write(2, msg, sizeof msg - 1);

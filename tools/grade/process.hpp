@@ -33,6 +33,8 @@ struct ProcessLimits {
     // The parent-death signal alone is not enough: bubblewrap drops it while it sets up the
     // sandbox, and a grader killed in that moment left the lab running (2 of 12 kills here).
     bool parent_pipe = false;
+    // Raises the child's niceness by this much (at most to 19): 0 keeps ours.
+    int nice = 0;
 };
 
 

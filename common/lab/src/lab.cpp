@@ -340,6 +340,31 @@ void watch_parent() {
     }).detach();
 }
 
+// The grader runs its children other than stress runs behind them (tools/grade/grade.hpp,
+// kBehindStress), each nicer than its stress runs. Linux shares the CPU between sessions
+// (autogroups) before niceness counts within one, and a sandbox gives each child a session of
+// its own: there the grader also asks, with SYNCLAB_SESSION_NICE, for the session's niceness.
+// Linux takes one such change a tenth of a second from a user without privileges: a few tries.
+void stand_back() {
+    static bool done = false;  // once a process
+    if (done) return;
+    done = true;
+    const char *text = std::getenv("SYNCLAB_SESSION_NICE");
+    if (!text || !*text) return;
+    const int nice = std::atoi(text);
+    if (nice < 1 || nice > 19) return;
+    for (int tries = 0; tries < 30; ++tries) {
+        const int fd = ::open("/proc/self/autogroup", O_WRONLY | O_CLOEXEC);
+        if (fd < 0) return;
+        const std::string value = std::to_string(nice);
+        const ssize_t wrote = ::write(fd, value.data(), value.size());
+        const int err = errno;
+        ::close(fd);
+        if (wrote >= 0 || err != EAGAIN) return;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+}
+
 // OpenCL cannot cancel a running kernel, so a kernel that never ends (an endless loop, a barrier
 // only some work-items reach) would hang the lab in clFinish. The watchdog ends the process.
 class Watchdog {
@@ -546,6 +571,7 @@ std::vector<std::vector<std::string>> batch_lines(const std::string &path) {
 
 int run_lab(int argc, char **argv, const Declaration &decl, const std::function<int(Lab &)> &body) {
     watch_parent();
+    stand_back();
     // Oclgrind runs groups on one worker thread per core unless told: a lab whose groups wait for
     // one another gets as many as its race check meets at once.
     if (decl.oclgrind_groups)

@@ -9,24 +9,29 @@ namespace synclab {
 
 namespace {
 
-// The delays. A long one (in time-stamp ticks, about a millisecond) outlasts another group's
-// step between two barriers; a short one (turns of a private volatile loop, about a microsecond)
-// a few instructions of a protocol. Time is cut in slots of 2^kSlotShift ticks; for each
-// (group, call site, before or after) the schedule's seed picks one slot in kSlotOneIn to hold a
-// long delay there, so a wait that polls through such a site is held back a bounded share of its
-// time, not at every poll. Only a group's first kLongItems work-items are long-delayed: they run
-// its protocol (its master, group 0's watchers), and a group of many work-items, run one after
-// another by a CPU, stays within bounds. Any call is short-delayed with probability 1/kShortOneIn.
-constexpr unsigned kLongTicks = 1u << 21, kSlotShift = 21, kSlotOneIn = 2, kLongItems = 4;
+// The delays. A hold keeps one work-item of one group back while the other groups act: until
+// they have made a number of atomics (1, 2, 4, 8 or 16, or as many as they make), ending early
+// when none comes for kIdleTicks time-stamp ticks (they wait for the held one) and at most after
+// kLongTicks (about 0.8 ms at 2.6 GHz). One group is held at a time, so the others run freely
+// through the held one's window: a release before a reset, a generation read after arriving.
+// Waiting on the others' atomics, not on a time, keeps a hold as short as the window it opens,
+// so a schedule of many barrier steps stays cheap. Time is cut in slots of 2^kSlotShift ticks;
+// for each (group, call site, before or after) the seed picks one slot in kSlotOneIn for a hold
+// there. Only a group's first kLongItems work-items are held: they run its protocol (its
+// master, group 0's watchers). A short delay (turns of a private volatile loop, about a
+// microsecond) meets any call with probability 1/kShortOneIn.
+constexpr unsigned kLongTicks = 1u << 21, kSlotShift = 18, kSlotOneIn = 2, kLongItems = 4;
+constexpr unsigned kEventBits = 6, kIdleTicks = 1u << 17;
 constexpr unsigned kShortSpins = 1u << 10, kShortOneIn = 8;
 
-// Wrapped by value (their result is passed on) and without one (void).
+// Wrapped by value (their result is passed on), loads (not counted as the others' atomics),
+// without one (void), and fences (not counted either).
 const char *const kValued[] = {
     "atomic_add", "atomic_sub", "atomic_xchg", "atomic_inc", "atomic_dec", "atomic_cmpxchg",
     "atomic_min", "atomic_max", "atomic_and", "atomic_or", "atomic_xor",
     "atom_add", "atom_sub", "atom_xchg", "atom_inc", "atom_dec", "atom_cmpxchg",
     "atom_min", "atom_max", "atom_and", "atom_or", "atom_xor",
-    "atomic_load", "atomic_load_explicit", "atomic_exchange", "atomic_exchange_explicit",
+    "atomic_exchange", "atomic_exchange_explicit",
     "atomic_compare_exchange_strong", "atomic_compare_exchange_strong_explicit",
     "atomic_compare_exchange_weak", "atomic_compare_exchange_weak_explicit",
     "atomic_fetch_add", "atomic_fetch_add_explicit", "atomic_fetch_sub",
@@ -35,9 +40,11 @@ const char *const kValued[] = {
     "atomic_fetch_and_explicit", "atomic_fetch_min", "atomic_fetch_min_explicit",
     "atomic_fetch_max", "atomic_fetch_max_explicit", "atomic_flag_test_and_set",
     "atomic_flag_test_and_set_explicit"};
-const char *const kVoid[] = {"mem_fence", "read_mem_fence", "write_mem_fence",
-                             "atomic_work_item_fence", "atomic_store", "atomic_store_explicit",
-                             "atomic_flag_clear", "atomic_flag_clear_explicit"};
+const char *const kLoads[] = {"atomic_load", "atomic_load_explicit"};
+const char *const kVoid[] = {"atomic_store", "atomic_store_explicit", "atomic_flag_clear",
+                             "atomic_flag_clear_explicit"};
+const char *const kFences[] = {"mem_fence", "read_mem_fence", "write_mem_fence",
+                               "atomic_work_item_fence"};
 
 // The schedule's functions. Statement expressions and __typeof__ (clang's OpenCL C, as POCL and
 // Oclgrind build it) let one macro wrap every overload of a built-in; inside its own expansion a
@@ -48,27 +55,45 @@ uint synclab_stress_mix(uint x) {
     return x;
 }
 ulong synclab_stress_now(void) { return __builtin_readcyclecounter(); }
-__attribute__((noinline)) void synclab_stress_delay(uint line, uint side, uint seen) {
+__attribute__((noinline)) void synclab_stress_delay(uint line, uint side, uint seen, uint event) {
     const uint group = get_group_id(0) + get_num_groups(0) * (get_group_id(1) + get_num_groups(1) * get_group_id(2));
     const uint item = get_local_id(0) + get_local_size(0) * (get_local_id(1) + get_local_size(1) * get_local_id(2));
     if (SYNCLAB_STRESS_CELL[1]) return;  // paused: given code the schedules do not shake
+    if (event) atomic_inc(SYNCLAB_STRESS_ATOMICS);
     const ulong seed = SYNCLAB_STRESS_CELL[0];
     const uint site = synclab_stress_mix((uint)seed ^ synclab_stress_mix(line * 2u + side));
     const uint pick = synclab_stress_mix(site ^ synclab_stress_mix(group ^ (uint)(seed >> 32)));
     const ulong now = synclab_stress_now();
-    if (item < SYNCLAB_STRESS_LONG_ITEMS &&
-        synclab_stress_mix(pick ^ (uint)(now >> SYNCLAB_STRESS_SLOT_SHIFT)) % SYNCLAB_STRESS_SLOT_ONE_IN == 0u) {
-        while (synclab_stress_now() - now < SYNCLAB_STRESS_LONG) {}
+    const uint slot = synclab_stress_mix(pick ^ (uint)(now >> SYNCLAB_STRESS_SLOT_SHIFT));
+    if (item < SYNCLAB_STRESS_LONG_ITEMS && slot % SYNCLAB_STRESS_SLOT_ONE_IN == 0u &&
+        atomic_cmpxchg(SYNCLAB_STRESS_HELD, 0u, 1u) == 0u) {
+        // Held until the others have made `want` atomics; all of them: 0xffffffff.
+        const uint bits = synclab_stress_mix(slot) % SYNCLAB_STRESS_EVENT_BITS;
+        const uint want = bits + 1u == SYNCLAB_STRESS_EVENT_BITS ? 0xffffffffu : 1u << bits;
+        const uint from = *SYNCLAB_STRESS_ATOMICS;
+        uint last = from;
+        ulong quiet = now, t;
+        while ((t = synclab_stress_now()) - now < SYNCLAB_STRESS_LONG) {
+            const uint e = *SYNCLAB_STRESS_ATOMICS;
+            if (e - from >= want) break;
+            if (e != last) { last = e; quiet = t; }
+            else if (t - quiet > SYNCLAB_STRESS_IDLE) break;
+        }
+        atomic_xchg(SYNCLAB_STRESS_HELD, 0u);
         return;
     }
     if (synclab_stress_mix(pick ^ seen ^ item * 0x9e3779b9u ^ (uint)(now >> 10)) % SYNCLAB_STRESS_SHORT_ONE_IN == 0u)
         for (volatile uint k = 0; k < SYNCLAB_STRESS_SHORT; ++k) {}
 }
-#define SYNCLAB_STRESSED(call) ({ synclab_stress_delay(__LINE__, 0u, 0u); \
+#define SYNCLAB_STRESSED_AS(call, event) ({ synclab_stress_delay(__LINE__, 0u, 0u, 0u); \
     __typeof__(call) synclab_seen_ = (call); \
-    synclab_stress_delay(__LINE__, 1u, (uint)synclab_seen_); synclab_seen_; })
-#define SYNCLAB_STRESSED_VOID(call) ({ synclab_stress_delay(__LINE__, 0u, 0u); (call); \
-    synclab_stress_delay(__LINE__, 1u, 0u); })
+    synclab_stress_delay(__LINE__, 1u, (uint)synclab_seen_, event); synclab_seen_; })
+#define SYNCLAB_STRESSED(call) SYNCLAB_STRESSED_AS(call, 1u)
+#define SYNCLAB_STRESSED_LOAD(call) SYNCLAB_STRESSED_AS(call, 0u)
+#define SYNCLAB_STRESSED_VOID_AS(call, event) ({ synclab_stress_delay(__LINE__, 0u, 0u, 0u); (call); \
+    synclab_stress_delay(__LINE__, 1u, 0u, event); })
+#define SYNCLAB_STRESSED_VOID(call) SYNCLAB_STRESSED_VOID_AS(call, 1u)
+#define SYNCLAB_STRESSED_FENCE(call) SYNCLAB_STRESSED_VOID_AS(call, 0u)
 )";
 
 // The macro that wraps built-in `name`. POCL renames its built-ins with object-like macros (its
@@ -88,6 +113,8 @@ std::string define(const char *name, unsigned long long value) {
 // The schedule's seed, then whether its delays are paused, read by the kernels at the address
 // the prelude names.
 volatile std::uint64_t schedule_cell[2] = {0, 0};
+// How many atomics (but loads) stressed kernels have made, then whether a group is held.
+volatile std::uint32_t hold_cell[2] = {0, 0};
 
 void set_stress_schedule(std::uint64_t seed) { schedule_cell[0] = seed; }
 
@@ -100,15 +127,23 @@ std::string stress_prelude() {
     std::snprintf(cell, sizeof cell, "#define SYNCLAB_STRESS_CELL ((volatile __global ulong *)0x%llxul)\n",
                   static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(schedule_cell)));
     p += cell;
+    std::snprintf(cell, sizeof cell, "#define SYNCLAB_STRESS_ATOMICS ((volatile __global uint *)0x%llxul)\n",
+                  static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(hold_cell)));
+    p += cell;
+    p += "#define SYNCLAB_STRESS_HELD (SYNCLAB_STRESS_ATOMICS + 1)\n";
     p += define("SYNCLAB_STRESS_LONG", kLongTicks);
     p += define("SYNCLAB_STRESS_SLOT_SHIFT", kSlotShift);
     p += define("SYNCLAB_STRESS_SHORT", kShortSpins);
     p += define("SYNCLAB_STRESS_LONG_ITEMS", kLongItems);
     p += define("SYNCLAB_STRESS_SLOT_ONE_IN", kSlotOneIn);
     p += define("SYNCLAB_STRESS_SHORT_ONE_IN", kShortOneIn);
+    p += define("SYNCLAB_STRESS_EVENT_BITS", kEventBits);
+    p += define("SYNCLAB_STRESS_IDLE", kIdleTicks);
     p += kFunctions;
     for (const char *f : kValued) p += wrap(f, "SYNCLAB_STRESSED");
+    for (const char *f : kLoads) p += wrap(f, "SYNCLAB_STRESSED_LOAD");
     for (const char *f : kVoid) p += wrap(f, "SYNCLAB_STRESSED_VOID");
+    for (const char *f : kFences) p += wrap(f, "SYNCLAB_STRESSED_FENCE");
     return p;
 }
 

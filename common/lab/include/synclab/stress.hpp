@@ -1,7 +1,7 @@
 // For the lab scaffolding (Lab::program, run_lab) and the grader: stress schedules. A schedule
 // builds the student's file behind a prelude that wraps OpenCL's atomics and fences, so that
-// calls picked by a seed (which group, which call site, before or after, which occurrence) spin
-// a while: a few long delays (PCT-style) and random short ones. Protocols between work-groups
+// calls picked by a seed (which group, which call site, before or after, when) hold their group
+// back while the other groups act (PCT-style), and random short delays. Protocols between work-groups
 // whose window is a few instructions wide (a release before a reset, a generation read after
 // arriving, a lock freed before its last write) then go wrong where plain runs never show it.
 #pragma once
@@ -15,10 +15,10 @@
 namespace synclab {
 
 // Threads POCL's CPU device gets in a stress run (POCL_MAX_PTHREAD_COUNT, POCL_CPU_MAX_CU_COUNT)
-// unless the caller set them: more than the grading machine's two cores, so groups are also cut
-// off by the operating system in mid-protocol, and as many in every stress run, the grader's and
-// a student's reproduction alike.
-constexpr unsigned kStressThreads = 3;
+// unless the caller set them: as many as the grader's dynamic runs get, and no more than the
+// grading machine's two cores, so a held group's window is not closed by the operating system
+// descheduling the others. The grader gives a stress run those cores first (grade::run's nice).
+constexpr unsigned kStressThreads = 2;
 
 // The OpenCL C text put before the student's file. It ends with the wrapping macros; the
 // student's #line directive follows, so every message keeps its file:line. One text, so one
