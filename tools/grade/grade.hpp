@@ -31,8 +31,9 @@ struct Result {
 
 // Stress runs given the cores first. A schedule holds one group back while the others act
 // (synclab/stress.hpp): that works only while the others are on a core, not waiting for a time
-// slice that another job's lab holds. So while stress schedules are graded, every other child
-// runs kBehindStress nicer than the grader, its stress runs at the grader's own niceness, and at
+// slice that another job's lab holds. So in a grading with stress schedules, every other child
+// runs kBehindStress nicer than the grader (but those of labs whose groups wait for one another:
+// a starved group gives a right spin wait up), its stress runs at the grader's own niceness, and at
 // most one stress run per kStressThreads jobs runs at once (StressGate): two stress runs on two
 // cores would deschedule each other's groups. Measured: docs/benchmarks.md (2026-11-27).
 constexpr int kBehindStress = 19;
@@ -112,9 +113,8 @@ std::set<std::string> runner_labs(const std::string &runner, const std::vector<R
 // budget: graded wrong). The price: a spin barrier is graded over two groups.
 std::map<std::string, std::string> dynamic_run_env(const synclab::Declaration &lab);
 
-// The environment of a lab's stress schedules: as its dynamic runs', with more POCL threads than
-// the grading machine's two cores (synclab::stress_environment, which a student's --stress run
-// sets too).
+// The environment of a lab's stress schedules: as its dynamic runs', with the stress settings
+// a student's --stress run sets too (synclab::stress_environment: two POCL threads, as here).
 std::map<std::string, std::string> stress_run_env(const synclab::Declaration &lab);
 
 // Whether the lab lists an Oclgrind device. It ends its child when *stop becomes non-zero.

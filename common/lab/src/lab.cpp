@@ -344,7 +344,8 @@ void watch_parent() {
 // kBehindStress), each nicer than its stress runs. Linux shares the CPU between sessions
 // (autogroups) before niceness counts within one, and a sandbox gives each child a session of
 // its own: there the grader also asks, with SYNCLAB_SESSION_NICE, for the session's niceness.
-// Linux takes one such change a tenth of a second from a user without privileges: a few tries.
+// Linux takes one such change a tenth of a second from processes without privileges, machine-wide:
+// a few tries, then the run goes on at its session's niceness.
 void stand_back() {
     static bool done = false;  // once a process
     if (done) return;

@@ -113,7 +113,8 @@ std::string define(const char *name, unsigned long long value) {
 // The schedule's seed, then whether its delays are paused, read by the kernels at the address
 // the prelude names.
 volatile std::uint64_t schedule_cell[2] = {0, 0};
-// How many atomics (but loads) stressed kernels have made, then whether a group is held.
+// How many atomics (not loads, not fences) stressed kernels have made, then whether a group is
+// held.
 volatile std::uint32_t hold_cell[2] = {0, 0};
 
 void set_stress_schedule(std::uint64_t seed) { schedule_cell[0] = seed; }
