@@ -222,11 +222,6 @@ void StressGate::leave() {
 
 namespace {
 
-// Whether the lab's work-groups wait for one another (a lock, a barrier between groups).
-bool groups_wait(const synclab::Declaration &lab) {
-    return lab.stress_schedules > 0 || lab.oclgrind_groups > 0;
-}
-
 // A place among the stress runs of the moment (no gate: always), left at the end of its scope.
 struct StressSlot {
     StressSlot(StressGate *g, const volatile int *stop) : gate(g), entered(!g || g->enter(stop)) {}
@@ -239,8 +234,8 @@ struct StressSlot {
     bool entered;
 };
 
-// A lab's child other than a stress run stands behind the stress runs, while there are any
-// (kBehindStress): nicer, and in a sandbox, which gives it a session of its own, its session too.
+// A lab's child other than a stress run stands behind the stress runs in a grading with stress
+// schedules (kBehindStress): nicer, and in a sandbox, which gives it a session of its own, its session too.
 // Not a lab whose groups wait for one another (07, 09, 10): a spin wait's budget counts polls,
 // and a group starved at niceness 19 beside any other load (a stress run, another user's work)
 // gave a right barrier up (CI). Elsewhere SYNCLAB_SESSION_NICE is unset (""): one the grader
@@ -248,7 +243,7 @@ struct StressSlot {
 void behind_stress(const Settings &s, const synclab::Declaration &lab,
                    synclab::ProcessLimits &limits, std::map<std::string, std::string> &env) {
     env["SYNCLAB_SESSION_NICE"] = "";
-    if (!s.stress || groups_wait(lab)) return;
+    if (!s.stress || synclab::groups_wait(lab)) return;
     limits.nice = kBehindStress;
     if (s.sandbox.available()) env["SYNCLAB_SESSION_NICE"] = std::to_string(kBehindStress);
 }
@@ -957,7 +952,7 @@ std::vector<Result> grade_labs(const std::vector<const Recipe *> &recipes, const
             // Labs whose groups wait for one another share a process of their own in a grading
             // with stress schedules: it is not run behind the stress runs (behind_stress).
             auto key = dynamic_run_env(recipes[i]->declaration);
-            if (s.stress && groups_wait(recipes[i]->declaration)) key["synclab: groups wait"] = "1";
+            if (s.stress && synclab::groups_wait(recipes[i]->declaration)) key["synclab: groups wait"] = "1";
             groups[key].push_back(i);
         }
         for (auto &[env, members] : groups) {

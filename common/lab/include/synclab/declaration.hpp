@@ -70,6 +70,10 @@ struct Declaration {
     int variant_width(std::size_t at_least = 0) const;
 };
 
+// Whether the lab's work-groups wait for one another (a lock, a barrier between groups): it runs
+// groups at once on Oclgrind or declares stress schedules.
+inline bool groups_wait(const Declaration &d) { return d.stress_schedules > 0 || d.oclgrind_groups > 0; }
+
 // POCL_WORK_GROUP_SPECIALIZATION for a lab's graded runs, dynamic and stress alike: on only where
 // each build meets one work-group size (build_per_size).
 inline const char *pocl_work_group_specialization(const Declaration &d) {
