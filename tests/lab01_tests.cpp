@@ -133,6 +133,40 @@ TEST_CASE("a kernel that never finishes is stopped by --timeout with exit 1 and 
                          "30"}).exit_code == 0);
 }
 
+TEST_CASE("a lab that stands back is timed by the time it had a core: starved it passes, endless it stops") {
+    // The rule: behind (niceness above 0), a hang needs the clock and the core time both past the
+    // timeout, or the clock alone at kStandBackLimit times it.
+    CHECK_FALSE(synclab::is_hang(9, 9, 10, false));
+    CHECK(synclab::is_hang(10, 0, 10, false));
+    CHECK_FALSE(synclab::is_hang(50, 2, 10, true));
+    CHECK(synclab::is_hang(50, 10, 10, true));
+    CHECK(synclab::is_hang(10 * synclab::kStandBackLimit, 0, 10, true));
+    CHECK_FALSE(synclab::is_hang(5, 5, 10, true));
+
+    synclab::ProcessLimits nicer;  // as the grader runs a child behind its stress runs
+    nicer.nice = 5;
+    nicer.timeout_s = 120;
+    // A right run stopped (SIGSTOP) for longer than its timeout: its clock ran, its cores did not.
+    const std::string script =
+        "\"$0\" --kernels \"$1\" --variant v7 -n 16777216 --trials 5 --timeout 3 & p=$!; "
+        "sleep 0.3; kill -STOP $p; sleep 4; kill -CONT $p; wait $p";
+    const auto starved = synclab::run_process(
+        {"/bin/sh", "-c", script, test::lab("lab08_reduction_ladder"), test::source("solutions")},
+        {}, nicer);
+    CAPTURE(starved.err);
+    CHECK(starved.exit_code == 0);
+    CHECK(starved.out.find("verified") != std::string::npos);
+    // An endless kernel behind still stops, with the same one line.
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto endless = synclab::run_process({test::lab(kLab), "--kernels", test::fixture("endless_loop"),
+                                               "--variant", "sync", "--timeout", "3"},
+                                              {}, nicer);
+    CHECK(endless.exit_code == 1);
+    CHECK(endless.err.find("did not finish") != std::string::npos);
+    CHECK(test::line_count(endless.err) == 1);
+    CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(30));
+}
+
 TEST_CASE("--help shows the shared options with their defaults and exits 0") {
     const auto r = run_lab(kLab, {"--help"});
     CHECK(r.exit_code == 0);

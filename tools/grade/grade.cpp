@@ -240,12 +240,17 @@ struct StressSlot {
 // and a group starved at niceness 19 beside any other load (a stress run, another user's work)
 // gave a right barrier up (CI). Elsewhere SYNCLAB_SESSION_NICE is unset (""): one the grader
 // inherited must never renice the grader's own session (no sandbox) or a stress run's.
-void behind_stress(const Settings &s, const synclab::Declaration &lab,
+// A child behind them may wait for a core for as long as they run: the lab's watchdog times it
+// by the CPU it got as well (synclab::is_hang), and our bound on it is kStandBackLimit times
+// longer. True when the child stands behind.
+bool behind_stress(const Settings &s, const synclab::Declaration &lab,
                    synclab::ProcessLimits &limits, std::map<std::string, std::string> &env) {
     env["SYNCLAB_SESSION_NICE"] = "";
-    if (!s.stress || synclab::groups_wait(lab)) return;
+    if (!s.stress || synclab::groups_wait(lab)) return false;
     limits.nice = kBehindStress;
+    limits.timeout_s = std::min(limits.timeout_s * synclab::kStandBackLimit, synclab::kMaxTimeout);
     if (s.sandbox.available()) env["SYNCLAB_SESSION_NICE"] = std::to_string(kBehindStress);
+    return true;
 }
 
 }  // namespace
@@ -444,9 +449,6 @@ Run LabGrading::run(std::vector<std::string> args, std::map<std::string, std::st
     if (variants) out.argv.insert(out.argv.end(), {"--variant", join(recipe_.variants, ",")});
     out.argv.insert(out.argv.end(), args.begin(), args.end());
     if (s_.seed) out.argv.insert(out.argv.end(), {"--seed", std::to_string(s_.seed)});
-    // Only bounds a lab orphaned by a killed grader.
-    out.argv.insert(out.argv.end(),
-                    {"--timeout", seconds_text(std::min(s_.timeout_s + 30, synclab::kMaxTimeout))});
     env.insert(folders_.env.begin(), folders_.env.end());
     synclab::ProcessLimits limits;
     limits.timeout_s = s_.timeout_s;
@@ -456,7 +458,11 @@ Run LabGrading::run(std::vector<std::string> args, std::map<std::string, std::st
     limits.stop = stop_;
     limits.parent_pipe = true;  // stops with the grader, through the sandbox
     if (stressed) env["SYNCLAB_SESSION_NICE"] = "";
-    else behind_stress(s_, recipe_.declaration, limits, env);
+    const bool behind = !stressed && behind_stress(s_, recipe_.declaration, limits, env);
+    // Our bound judges a hang; the lab's watchdog only bounds a lab orphaned by a killed grader.
+    // Behind the stress runs the watchdog judges (by the CPU the run got too), and our bound waits.
+    const double watchdog = behind ? s_.timeout_s : std::min(s_.timeout_s + 30, synclab::kMaxTimeout);
+    out.argv.insert(out.argv.end(), {"--timeout", seconds_text(watchdog)});
     out.process = synclab::run_process(s_.sandbox.wrap(out.argv, job_dir_, folders_.readable, copy_),
                                        env, limits);
     out.verdict = synclab::parse_verdict(read_verdict_text(verdict_file_));

@@ -109,4 +109,9 @@ std::uint64_t effective_seed(const Options &o) {
            static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
 }
 
+bool is_hang(double wall_s, double ran_s, double timeout_s, bool stands_back) {
+    if (wall_s < timeout_s) return false;
+    return !stands_back || ran_s >= timeout_s || wall_s >= timeout_s * kStandBackLimit;
+}
+
 }  // namespace synclab

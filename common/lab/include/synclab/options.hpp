@@ -32,6 +32,14 @@ struct Options {
 // limit" in effect, and bigger numbers would overflow the clocks' arithmetic.
 constexpr double kMaxTimeout = 1e6;
 
+// Whether a run that has taken wall_s seconds, and had a core for ran_s of them, outlived its
+// --timeout. One that stands back (niceness above 0: the grader runs its children behind its
+// stress runs) may wait for a core far longer than it runs: it is a hang once it has also had a
+// core for timeout_s (a hang on POCL's CPU or Oclgrind spins), or by the clock alone at
+// kStandBackLimit times timeout_s (a hang that sleeps). The grader's bound on such a child is as long.
+constexpr double kStandBackLimit = 10;
+bool is_hang(double wall_s, double ran_s, double timeout_s, bool stands_back);
+
 // A parser with the shared options already added; a lab adds its own to it.
 cxxopts::Options make_parser(const std::string &program, const std::string &description,
                              const std::string &variant_help, const std::string &variant_default);
