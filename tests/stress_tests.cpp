@@ -199,7 +199,7 @@ TEST_CASE("set_stress_environment sets the grader's stress settings where unset,
     }
 }
 
-TEST_CASE("stress runs first: a child made nicer, one stress run a slot, none once stopped") {
+TEST_CASE("stress runs first: a child made nicer, one stress run a slot, never beside a lab whose groups wait, none once stopped") {
     // The grader's other children run kBehindStress nicer than its stress runs (grade.hpp).
     errno = 0;
     const int ours = getpriority(PRIO_PROCESS, 0);
@@ -230,6 +230,35 @@ TEST_CASE("stress runs first: a child made nicer, one stress run a slot, none on
     stop = 1;
     CHECK_FALSE(gate.enter(&stop));  // stopped: no slot, at once
     CHECK(grade::StressGate(0).enter(nullptr));  // no slots asked for: one all the same
+
+    // Children of labs whose groups wait run beside one another, never beside a stress run.
+    grade::StressGate rw(1);
+    REQUIRE(rw.enter_beside(nullptr));
+    REQUIRE(rw.enter_beside(nullptr));  // two at once
+    std::atomic<bool> stressed{false}, later{false};
+    std::thread stress([&] {
+        if (rw.enter(nullptr)) {
+            stressed = true;
+            std::this_thread::sleep_for(std::chrono::milliseconds(300));
+            rw.leave();
+        }
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    CHECK_FALSE(stressed.load());  // the children beside are still running
+    std::thread after([&] {  // a child that comes while a stress run waits: after it
+        if (rw.enter_beside(nullptr)) {
+            later = stressed.load();
+            rw.leave_beside();
+        }
+    });
+    rw.leave_beside();
+    rw.leave_beside();
+    stress.join();
+    after.join();
+    CHECK(stressed.load());
+    CHECK(later.load());
+    volatile int halt = 1;
+    CHECK_FALSE(rw.enter_beside(&halt));  // stopped: none, at once
 }
 
 }  // TEST_SUITE

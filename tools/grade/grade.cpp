@@ -203,11 +203,16 @@ std::string signal_name(int sig) {
 
 bool StressGate::enter(const volatile int *stop) {
     std::unique_lock<std::mutex> lock(m_);
-    while (!free_) {
-        if (stop && *stop) return false;
+    ++waiting_;
+    while (!free_ || beside_) {
+        if (stop && *stop) break;
         cv_.wait_for(lock, std::chrono::milliseconds(100));
     }
-    if (stop && *stop) return false;
+    --waiting_;
+    if (stop && *stop) {
+        cv_.notify_all();  // children beside that waited behind this one
+        return false;
+    }
     --free_;
     return true;
 }
@@ -217,22 +222,50 @@ void StressGate::leave() {
         std::lock_guard<std::mutex> lock(m_);
         ++free_;
     }
-    cv_.notify_one();
+    cv_.notify_all();
+}
+
+bool StressGate::enter_beside(const volatile int *stop) {
+    std::unique_lock<std::mutex> lock(m_);
+    while (free_ < slots_ || waiting_) {
+        if (stop && *stop) return false;
+        cv_.wait_for(lock, std::chrono::milliseconds(100));
+    }
+    if (stop && *stop) return false;
+    ++beside_;
+    return true;
+}
+
+void StressGate::leave_beside() {
+    {
+        std::lock_guard<std::mutex> lock(m_);
+        --beside_;
+    }
+    cv_.notify_all();
 }
 
 namespace {
 
-// A place among the stress runs of the moment (no gate: always), left at the end of its scope.
+// A place at the gate (no gate: always), left at the end of its scope: a stress run's, or with
+// `beside` a child's of a lab whose groups wait (StressGate::enter_beside).
 struct StressSlot {
-    StressSlot(StressGate *g, const volatile int *stop) : gate(g), entered(!g || g->enter(stop)) {}
+    StressSlot(StressGate *g, const volatile int *stop, bool beside = false)
+        : gate(g), beside(beside), entered(!g || (beside ? g->enter_beside(stop) : g->enter(stop))) {}
     ~StressSlot() {
-        if (gate && entered) gate->leave();
+        if (gate && entered) beside ? gate->leave_beside() : gate->leave();
     }
     StressSlot(const StressSlot &) = delete;
     StressSlot &operator=(const StressSlot &) = delete;
     StressGate *gate;
-    bool entered;
+    bool beside, entered;
 };
+
+// In a grading with stress schedules, no child of a lab whose groups wait for one another runs
+// beside a stress run (StressGate::enter_beside): its groups, on both cores and never niced
+// (behind_stress), would deschedule a stress run's held and waiting groups.
+bool holds_cores(const Settings &s, const synclab::Declaration &lab) {
+    return s.stress && synclab::groups_wait(lab);
+}
 
 // A lab's child other than a stress run stands behind the stress runs in a grading with stress
 // schedules (kBehindStress): nicer, and in a sandbox, which gives it a session of its own, its session too.
@@ -459,6 +492,12 @@ Run LabGrading::run(std::vector<std::string> args, std::map<std::string, std::st
     limits.parent_pipe = true;  // stops with the grader, through the sandbox
     if (stressed) env["SYNCLAB_SESSION_NICE"] = "";
     const bool behind = !stressed && behind_stress(s_, recipe_.declaration, limits, env);
+    const bool beside = !stressed && holds_cores(s_, recipe_.declaration);
+    const StressSlot slot(stressed || beside ? s_.stress_gate.get() : nullptr, stop_, beside);
+    if (!slot.entered) {
+        out.process.interrupted = true;
+        return out;
+    }
     // Our bound judges a hang; the lab's watchdog only bounds a lab orphaned by a killed grader.
     // Behind the stress runs the watchdog judges (by the CPU the run got too), and our bound waits.
     const double watchdog = behind ? s_.timeout_s : std::min(s_.timeout_s + 30, synclab::kMaxTimeout);
@@ -502,6 +541,9 @@ std::vector<Run> LabGrading::run_batch(const std::vector<synclab::Args> &sets,
     std::map<std::string, std::string> env = dynamic_run_env(recipe_.declaration);
     env.insert(folders_.env.begin(), folders_.env.end());
     behind_stress(s_, recipe_.declaration, limits, env);
+    const StressSlot slot(holds_cores(s_, recipe_.declaration) ? s_.stress_gate.get() : nullptr, stop_,
+                          true);
+    if (!slot.entered) return {};
     const synclab::ProcessResult process = synclab::run_process(
         s_.sandbox.wrap({exe_, "--batch", batch_file}, job_dir_, folders_.readable, copy_), env,
         limits);
@@ -681,12 +723,7 @@ Result LabGrading::stress(const std::string &passed) {
     const unsigned n = s_.stress_schedules ? s_.stress_schedules : d.stress_schedules;
     std::vector<std::string> args{"--stress", std::to_string(n)};
     args.insert(args.end(), d.stress_args.begin(), d.stress_args.end());
-    Run st;
-    {
-        const StressSlot slot(s_.stress_gate.get(), stop_);
-        if (!slot.entered) return finish("", "", "");
-        st = run(args, stress_run_env(d), s_.device_memory_bytes.front(), false, true);
-    }
+    const Run st = run(args, stress_run_env(d), s_.device_memory_bytes.front(), false, true);
     if (*stop_) return finish("", "", "");
     note_run(r_, st, "stress schedules");
     const auto &v = st.verdict;
@@ -907,6 +944,9 @@ std::size_t run_shared(const std::vector<const Recipe *> &recipes, const std::ve
     std::map<std::string, std::string> env = dynamic_run_env(recipes[part.front()]->declaration);
     env.insert(folders.env.begin(), folders.env.end());
     behind_stress(s, recipes[part.front()]->declaration, limits, env);
+    const StressSlot slot(holds_cores(s, recipes[part.front()]->declaration) ? s.stress_gate.get() : nullptr,
+                          stop, true);
+    if (!slot.entered) return part.size();
     const auto began = std::chrono::steady_clock::now();
     synclab::ProcessResult process = synclab::run_process(
         s.sandbox.wrap({s.runner, "--batch", batch_file}, job_dir, folders.readable, folders.copy),

@@ -35,20 +35,28 @@ struct Result {
 // runs kBehindStress nicer than the grader (but those of labs whose groups wait for one another:
 // a starved group gives a right spin wait up), its stress runs at the grader's own niceness, and at
 // most one stress run per kStressThreads jobs runs at once (StressGate): two stress runs on two
-// cores would deschedule each other's groups. Measured: docs/benchmarks.md (2026-11-27).
+// cores would deschedule each other's groups. The children of labs whose groups wait never run
+// beside a stress run either (enter_beside): on both cores and never niced, they would do the
+// same. Measured: docs/benchmarks.md (2026-11-27).
 constexpr int kBehindStress = 19;
 
 class StressGate {
 public:
-    explicit StressGate(unsigned slots) : free_(slots ? slots : 1) {}
-    // Waits for a slot; false (and no slot) once *stop is non-zero.
+    explicit StressGate(unsigned slots) : slots_(slots ? slots : 1), free_(slots_) {}
+    // A stress run: waits for a slot, and for no child beside (below) to be running; false (and
+    // no slot) once *stop is non-zero.
     bool enter(const volatile int *stop);
     void leave();
+    // A child of a lab whose groups wait: runs beside others of its kind, never beside a stress
+    // run, nor ahead of one waiting. False once *stop is non-zero.
+    bool enter_beside(const volatile int *stop);
+    void leave_beside();
 
 private:
     std::mutex m_;
     std::condition_variable cv_;
-    unsigned free_;
+    unsigned slots_, free_;
+    unsigned beside_ = 0, waiting_ = 0;  // children beside; stress runs waiting for a slot
 };
 
 struct Settings {
