@@ -149,12 +149,12 @@ TEST_CASE("a lab that stands back is timed by the time it had a core: starved it
     // A right run stopped (SIGSTOP) for longer than its timeout: its clock ran, its cores did not.
     const std::string script =
         "\"$0\" --kernels \"$1\" --variant v7 -n 16777216 --trials 5 --timeout 3 & p=$!; "
-        "sleep 0.3; kill -STOP $p; sleep 4; kill -CONT $p; wait $p";
+        "sleep 0.3; kill -STOP $p || exit 9; sleep 4; kill -CONT $p; wait $p";
     const auto starved = synclab::run_process(
         {"/bin/sh", "-c", script, test::lab("lab08_reduction_ladder"), test::source("solutions")},
         {}, nicer);
     CAPTURE(starved.err);
-    CHECK(starved.exit_code == 0);
+    CHECK(starved.exit_code == 0);  // 9: it ended before it could be stopped (no test)
     CHECK(starved.out.find("verified") != std::string::npos);
     // An endless kernel behind still stops, with the same one line.
     const auto t0 = std::chrono::steady_clock::now();

@@ -235,11 +235,12 @@ TEST_CASE("stress runs first: a child made nicer, one stress run a slot, never b
     grade::StressGate rw(1);
     REQUIRE(rw.enter_beside(nullptr));
     REQUIRE(rw.enter_beside(nullptr));  // two at once
-    std::atomic<bool> stressed{false}, later{false};
+    std::atomic<bool> stressed{false}, in_stress{false}, later{false}, overlapped{false};
     std::thread stress([&] {
         if (rw.enter(nullptr)) {
-            stressed = true;
+            stressed = in_stress = true;
             std::this_thread::sleep_for(std::chrono::milliseconds(300));
+            in_stress = false;
             rw.leave();
         }
     });
@@ -248,6 +249,7 @@ TEST_CASE("stress runs first: a child made nicer, one stress run a slot, never b
     std::thread after([&] {  // a child that comes while a stress run waits: after it
         if (rw.enter_beside(nullptr)) {
             later = stressed.load();
+            overlapped = in_stress.load();
             rw.leave_beside();
         }
     });
@@ -256,7 +258,8 @@ TEST_CASE("stress runs first: a child made nicer, one stress run a slot, never b
     stress.join();
     after.join();
     CHECK(stressed.load());
-    CHECK(later.load());
+    CHECK(later.load());            // not ahead of the stress run that waited
+    CHECK_FALSE(overlapped.load());  // nor beside it
     volatile int halt = 1;
     CHECK_FALSE(rw.enter_beside(&halt));  // stopped: none, at once
 }

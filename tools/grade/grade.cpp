@@ -274,14 +274,15 @@ bool holds_cores(const Settings &s, const synclab::Declaration &lab) {
 // gave a right barrier up (CI). Elsewhere SYNCLAB_SESSION_NICE is unset (""): one the grader
 // inherited must never renice the grader's own session (no sandbox) or a stress run's.
 // A child behind them may wait for a core for as long as they run: the lab's watchdog times it
-// by the CPU it got as well (synclab::is_hang), and our bound on it is kStandBackLimit times
-// longer. True when the child stands behind.
+// by the time it had a core as well (synclab::is_hang, at most kStandBackLimit times the
+// timeout), and our bound on it is that, and the margin a lab needs to start. True when the
+// child stands behind.
 bool behind_stress(const Settings &s, const synclab::Declaration &lab,
                    synclab::ProcessLimits &limits, std::map<std::string, std::string> &env) {
     env["SYNCLAB_SESSION_NICE"] = "";
     if (!s.stress || synclab::groups_wait(lab)) return false;
     limits.nice = kBehindStress;
-    limits.timeout_s = std::min(limits.timeout_s * synclab::kStandBackLimit, synclab::kMaxTimeout);
+    limits.timeout_s = std::min(limits.timeout_s * synclab::kStandBackLimit + 30, synclab::kMaxTimeout);
     if (s.sandbox.available()) env["SYNCLAB_SESSION_NICE"] = std::to_string(kBehindStress);
     return true;
 }

@@ -392,7 +392,7 @@ public:
             const auto step = behind ? std::chrono::duration<double>(0.1)
                                      : std::chrono::duration<double>(seconds);
             auto last = start;
-            double cpu = process_cpu_seconds(), ran = 0;
+            double cpu = process_cpu_seconds(), ran = 0, wall = 0;
             std::unique_lock<std::mutex> lock(m_);
             for (;;) {
                 if (cv_.wait_for(lock, step, [this] { return done_; })) return;
@@ -401,15 +401,19 @@ public:
                 ran += std::min(std::chrono::duration<double>(now - last).count(), cpu_now - cpu);
                 last = now;
                 cpu = cpu_now;
-                if (is_hang(std::chrono::duration<double>(now - start).count(), ran, seconds, behind))
-                    break;
+                wall = std::chrono::duration<double>(now - start).count();
+                if (is_hang(wall, ran, seconds, behind)) break;
             }
             std::fflush(stdout);
-            char message[320];
+            char took[96] = "";
+            if (behind)  // niced: it may have waited for a core far longer than it ran
+                std::snprintf(took, sizeof took, " (%.0f s by the clock, %.1f s of it on a core)",
+                              wall, ran);
+            char message[400];
             std::snprintf(message, sizeof message,
-                          "stopped after %g s: a kernel did not finish (an endless loop, or a "
+                          "stopped after %g s%s: a kernel did not finish (an endless loop, or a "
                           "barrier that not every work-item reaches?); raise --timeout if the run "
-                          "is just long", seconds);
+                          "is just long", seconds, took);
             std::fprintf(stderr, "%s: %s\n", program.c_str(), message);
             std::fflush(stderr);
             verdict::result(kWrong, "timeout", "", message);

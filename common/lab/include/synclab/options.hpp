@@ -36,7 +36,8 @@ constexpr double kMaxTimeout = 1e6;
 // --timeout. One that stands back (niceness above 0: the grader runs its children behind its
 // stress runs) may wait for a core far longer than it runs: it is a hang once it has also had a
 // core for timeout_s (a hang on POCL's CPU or Oclgrind spins), or by the clock alone at
-// kStandBackLimit times timeout_s (a hang that sleeps). The grader's bound on such a child is as long.
+// kStandBackLimit times timeout_s (a hang that sleeps, or a run starved that long). The grader's
+// bound on such a child is that and a margin.
 constexpr double kStandBackLimit = 10;
 bool is_hang(double wall_s, double ran_s, double timeout_s, bool stands_back);
 
