@@ -131,6 +131,16 @@ TEST_CASE("--stress runs seeded schedules, repeats one, and refuses what it cann
     CHECK(beside.exit_code == 2);
     CHECK(test::line_count(beside.err) == 1);
     CHECK(contains(beside.err, "--stress takes a process of its own"));
+    // Listing the devices is an OpenCL call too; the same line alone is a stress run.
+    std::ofstream(batch / "listed") << "--list-devices\n"
+                                    << "--kernels\t" << sol << "\t--variant\tcentralized\t--steps\t4\t--stress\t1\n";
+    const auto listed = test::run_lab("lab09_interworkgroup_barrier", {"--batch", batch / "listed"});
+    CAPTURE(listed.err);
+    CHECK(listed.exit_code == 2);
+    CHECK(contains(listed.err, "--stress takes a process of its own"));
+    std::ofstream(batch / "alone") << "--kernels\t" << sol
+                                   << "\t--variant\tcentralized\t--steps\t4\t--stress\t1\n";
+    CHECK(test::run_lab("lab09_interworkgroup_barrier", {"--batch", batch / "alone"}).exit_code == 0);
     for (const std::vector<std::string> &bad :
          {std::vector<std::string>{"--stress", "1", "--device", "oclgrind"},
           std::vector<std::string>{"--stress", "20000"}, std::vector<std::string>{"--repeat", "2"},

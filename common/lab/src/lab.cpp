@@ -556,16 +556,17 @@ int run_once(int argc, char **argv, const Declaration &decl, const std::function
             describe(std::cout, decl);
             return kOk;
         }
-        if (opt.list_devices) {
-            list_devices(std::cout);
-            return kOk;
-        }
-        // POCL reads its threads at the process's first OpenCL call, and keeps them to its end.
+        // POCL reads its threads at the process's first OpenCL call (listing the devices is one),
+        // and keeps them to its end.
         static bool opened = false, stressed = false;
         if ((opt.stress && opened) || stressed)
             throw UsageError("--stress takes a process of its own (POCL's threads are set before "
                              "its first OpenCL call): run it alone, not beside other --batch lines");
         opened = true;
+        if (opt.list_devices) {
+            list_devices(std::cout);
+            return kOk;
+        }
         stressed = opt.stress > 0;
         Watchdog watchdog(name, opt.timeout);
         if (opt.stress) set_stress_environment(decl);  // before any OpenCL call
