@@ -500,7 +500,8 @@ Run LabGrading::run(std::vector<std::string> args, std::map<std::string, std::st
         return out;
     }
     // Our bound judges a hang; the lab's watchdog only bounds a lab orphaned by a killed grader.
-    // Behind the stress runs the watchdog judges (by the CPU the run got too), and our bound waits.
+    // Behind the stress runs the watchdog judges (by the time the run had a core too), and our
+    // bound waits longer (behind_stress).
     const double watchdog = behind ? s_.timeout_s : std::min(s_.timeout_s + 30, synclab::kMaxTimeout);
     out.argv.insert(out.argv.end(), {"--timeout", seconds_text(watchdog)});
     out.process = synclab::run_process(s_.sandbox.wrap(out.argv, job_dir_, folders_.readable, copy_),
