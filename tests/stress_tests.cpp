@@ -10,14 +10,14 @@
 #include <sys/resource.h>
 
 #include <algorithm>
-#include <thread>
-#include <chrono>
-#include <cerrno>
 #include <atomic>
+#include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
 #include <sstream>
+#include <thread>
 
 namespace fs = std::filesystem;
 using namespace gradetest;

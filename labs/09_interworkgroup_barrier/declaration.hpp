@@ -38,7 +38,8 @@ inline const synclab::Declaration kLab{
     // Stress schedules: the four barriers students write, over the groups discovery finds.
     // `discovered` is the decentralized barrier again, behind a second discovery: left out. Two
     // of 192 steps: one alone failed the hardest fixture (the count read again) in 12 of 12 runs
-    // outside the grader, in 18 of 20 grader runs (docs/benchmarks.md).
+    // outside the grader; the two failed each of its fixtures in 20 of 20 grader runs
+    // (docs/benchmarks.md, 2026-11-27, morning).
     .stress_schedules = 2,
     .stress_args = {"--variant", "centralized,decentralized,generation,hierarchical", "--steps", "192"},
     .options =

@@ -1000,7 +1000,7 @@ std::vector<Result> grade_labs(const std::vector<const Recipe *> &recipes, const
             // Labs whose groups wait for one another share a process of their own in a grading
             // with stress schedules: it is not run behind the stress runs (behind_stress).
             auto key = dynamic_run_env(recipes[i]->declaration);
-            if (s.stress && synclab::groups_wait(recipes[i]->declaration)) key["synclab: groups wait"] = "1";
+            if (holds_cores(s, recipes[i]->declaration)) key["synclab: groups wait"] = "1";
             groups[key].push_back(i);
         }
         for (auto &[env, members] : groups) {

@@ -377,8 +377,8 @@ double process_cpu_seconds() {
 // OpenCL cannot cancel a running kernel, so a kernel that never ends (an endless loop, a barrier
 // only some work-items reach) would hang the lab in clFinish. The watchdog ends the process.
 // A run that stands back is timed by the seconds it had a core as well (is_hang): one starved by
-// other work is never called a hang (CI). Each tenth of a second counts up to the CPU time the
-// process had in it, so two busy threads count no faster than one.
+// other work a while is not called a hang (CI). Each tenth of a second counts up to the CPU time
+// the process had in it, so two busy threads count no faster than one.
 class Watchdog {
 public:
     Watchdog(const std::string &program, double seconds) {
