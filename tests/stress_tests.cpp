@@ -15,7 +15,9 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -169,6 +171,66 @@ TEST_CASE("--stress runs seeded schedules, repeats one, and refuses what it cann
     CHECK(contains(bad.err, "09_interworkgroup_barrier.cl:" + std::to_string(line)));
 }
 
+TEST_CASE("--warm-up builds what the stress run then finds in POCL's cache, and shares a process only with stress lines") {
+    const std::string sol = test::source("solutions");
+    // What a run left in a POCL cache: its folders (a program, its kernels, each build for a
+    // work-group size), not its temporary files.
+    auto built = [](const fs::path &cache) {
+        std::set<std::string> out;
+        for (const auto &e : fs::recursive_directory_iterator(cache))
+            if (e.is_directory()) out.insert(fs::relative(e.path(), cache).string());
+        return out;
+    };
+    const std::vector<std::string> stress{"--kernels", sol, "--variant", "centralized,generation",
+                                          "--steps", "8", "--stress", "1", "--seed", "40"};
+    // Alone, a stress run builds its program and its kernels into the cache...
+    TempDir alone;
+    const auto first = test::run_lab("lab09_interworkgroup_barrier", stress,
+                                     {{"POCL_CACHE_DIR", alone.path.string()}});
+    CAPTURE(first.err);
+    REQUIRE(first.exit_code == 0);
+    CHECK(built(alone.path).size() >= 3);  // the program, and a build of each kernel
+    // ...after a warm-up (one step, no delays) it builds nothing: the same text, the same sizes.
+    TempDir cache;
+    const std::map<std::string, std::string> env{{"POCL_CACHE_DIR", cache.path.string()}};
+    std::vector<std::string> warm = stress;
+    warm.insert(warm.end(), {"--steps", "1", "--warm-up"});
+    const auto w = test::run_lab("lab09_interworkgroup_barrier", warm, env);
+    CAPTURE(w.out);
+    CAPTURE(w.err);
+    CHECK(w.exit_code == 0);
+    CHECK(contains(w.out, "== warm-up"));
+    CHECK(!contains(w.out, "== stress schedule"));
+    const std::set<std::string> before = built(cache.path);
+    CHECK(before == built(alone.path));
+    const auto then = test::run_lab("lab09_interworkgroup_barrier", stress, env);
+    CAPTURE(then.err);
+    CHECK(then.exit_code == 0);
+    CHECK(contains(then.out, "stress: all 1 schedules verified"));
+    CHECK(built(cache.path) == before);
+    // Stress lines, warm-ups among them, share a process (the same settings); nothing else does
+    // after one, nor before one.
+    TempDir batch;
+    const std::string line = "--kernels\t" + sol + "\t--variant\tcentralized\t--steps\t1\t--stress\t1";
+    std::ofstream(batch / "warm") << line << "\t--warm-up\n" << line << "\t--warm-up\n" << line << "\n";
+    const auto together = test::run_lab("lab09_interworkgroup_barrier", {"--batch", batch / "warm"});
+    CAPTURE(together.err);
+    CHECK(together.exit_code == 0);
+    CHECK(contains(together.out, "stress: all 1 schedules verified"));
+    const std::string plain = "--kernels\t" + sol + "\t--variant\tcentralized\t--steps\t1";
+    std::ofstream(batch / "after") << line << "\t--warm-up\n" << plain << "\n";
+    std::ofstream(batch / "before") << plain << "\n" << line << "\t--warm-up\n";
+    for (const char *f : {"after", "before"}) {
+        const auto r = test::run_lab("lab09_interworkgroup_barrier", {"--batch", batch / f});
+        CAPTURE(f);
+        CAPTURE(r.err);
+        CHECK(r.exit_code == 2);
+        CHECK(contains(r.err, "--stress takes a process of its own"));
+    }
+    test::check_usage_error("lab09_interworkgroup_barrier", {"--kernels", sol, "--warm-up"},
+                            "--warm-up builds the kernels of stress schedules");
+}
+
 }  // TEST_SUITE
 
 TEST_SUITE("unit") {
@@ -184,18 +246,18 @@ TEST_CASE("set_stress_environment sets the grader's stress settings where unset,
     unsetenv("POCL_WORK_GROUP_SPECIALIZATION");
     unsetenv("POCL_CPU_MAX_CU_COUNT");
     setenv("POCL_MAX_PTHREAD_COUNT", "5", 1);
-    synclab::set_stress_environment(synclab::Declaration{});
+    synclab::set_stress_environment();
     auto get = [](const char *n) { const char *v = std::getenv(n); return std::string(v ? v : "unset"); };
     const std::string spec = get("POCL_WORK_GROUP_SPECIALIZATION"),
                       threads = get("POCL_MAX_PTHREAD_COUNT"), cus = get("POCL_CPU_MAX_CU_COUNT");
     for (const auto &[n, v] : saved)
         if (v) setenv(n.c_str(), v->c_str(), 1);
         else unsetenv(n.c_str());
-    CHECK(spec == "0");
+    CHECK(spec == "1");
     CHECK(threads == "5");  // the caller's
     CHECK(cus == std::to_string(synclab::kStressThreads));
     // The grader's stress runs: two threads, as many as its dynamic runs (grade.hpp), whatever
-    // the caller has, and the specialisation of its dynamic runs.
+    // the caller has, and POCL's work-group specialisation on (one size a stress run).
     synclab::Declaration plain, per_size;
     per_size.build_per_size = true;
     for (const synclab::Declaration *d : {&plain, &per_size}) {
@@ -203,9 +265,7 @@ TEST_CASE("set_stress_environment sets the grader's stress settings where unset,
         CHECK(graded.at("POCL_MAX_PTHREAD_COUNT") == "2");
         CHECK(graded.at("POCL_CPU_MAX_CU_COUNT") == "2");
         CHECK(graded.at("POCL_MAX_PTHREAD_COUNT") == grade::dynamic_run_env(*d).at("POCL_MAX_PTHREAD_COUNT"));
-        CHECK(graded.at("POCL_WORK_GROUP_SPECIALIZATION") == (d->build_per_size ? "1" : "0"));
-        CHECK(graded.at("POCL_WORK_GROUP_SPECIALIZATION") ==
-              grade::dynamic_run_env(*d).at("POCL_WORK_GROUP_SPECIALIZATION"));
+        CHECK(graded.at("POCL_WORK_GROUP_SPECIALIZATION") == "1");
     }
 }
 

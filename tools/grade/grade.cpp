@@ -11,8 +11,8 @@
 #include <map>
 #include <optional>
 #include <set>
-#include <tuple>
 #include <sstream>
+#include <tuple>
 #include <unistd.h>
 
 #include "process.hpp"
@@ -104,6 +104,12 @@ struct Run {
     synclab::ProcessResult process;
     synclab::VerdictRecord verdict;  // what the lab wrote to --verdict
 };
+
+// Whether a child's verdict says all was verified, and it exited 0 as it says.
+bool ran_right(const Run &run) {
+    return run.verdict.finished && run.verdict.exit_code == 0 && run.process.exited &&
+           run.process.exit_code == 0;
+}
 
 // What went wrong in a child run, as (kind, one-line reason); kind "" when it passed. The lab's
 // machine-readable verdict decides; its exit and signals only where it could not write one.
@@ -267,23 +273,29 @@ bool holds_cores(const Settings &s, const synclab::Declaration &lab) {
     return s.stress && synclab::groups_wait(lab);
 }
 
-// A lab's child other than a stress run stands behind the stress runs in a grading with stress
-// schedules (kBehindStress): nicer, and in a sandbox, which gives it a session of its own, its session too.
-// Not a lab whose groups wait for one another (07, 09, 10): a spin wait's budget counts polls,
-// and a group starved at niceness 19 beside any other load (a stress run, another user's work)
-// gave a right barrier up (CI). Elsewhere SYNCLAB_SESSION_NICE is unset (""): one the grader
-// inherited must never renice the grader's own session (no sandbox) or a stress run's.
-// A child behind them may wait for a core for as long as they run: the lab's watchdog times it
-// by the time it had a core as well (synclab::is_hang, at most kStandBackLimit times the
-// timeout), and our bound on it is that, and the margin a lab needs to start. True when the
-// child stands behind.
+// A child that stands behind the stress runs (kBehindStress): nicer, and in a sandbox, which
+// gives it a session of its own, its session too. It may wait for a core for as long as they
+// run: the lab's watchdog times it by the time it had a core as well (synclab::is_hang, at most
+// kStandBackLimit times the timeout), and our bound on it is that, and the margin a lab needs to
+// start.
+void stand_behind(const Settings &s, synclab::ProcessLimits &limits,
+                  std::map<std::string, std::string> &env) {
+    limits.nice = kBehindStress;
+    limits.timeout_s = std::min(limits.timeout_s * synclab::kStandBackLimit + 30, synclab::kMaxTimeout);
+    if (s.sandbox.available()) env["SYNCLAB_SESSION_NICE"] = std::to_string(kBehindStress);
+}
+
+// In a grading with stress schedules, a lab's child other than a stress run stands behind them
+// (stand_behind). Not a lab whose groups wait for one another (07, 09, 10): a spin wait's budget
+// counts polls, and a group starved at niceness 19 beside any other load (a stress run, another
+// user's work) gave a right barrier up (CI). Elsewhere SYNCLAB_SESSION_NICE is unset (""): one
+// the grader inherited must never renice the grader's own session (no sandbox) or a stress
+// run's. True when the child stands behind.
 bool behind_stress(const Settings &s, const synclab::Declaration &lab,
                    synclab::ProcessLimits &limits, std::map<std::string, std::string> &env) {
     env["SYNCLAB_SESSION_NICE"] = "";
     if (!s.stress || synclab::groups_wait(lab)) return false;
-    limits.nice = kBehindStress;
-    limits.timeout_s = std::min(limits.timeout_s * synclab::kStandBackLimit + 30, synclab::kMaxTimeout);
-    if (s.sandbox.available()) env["SYNCLAB_SESSION_NICE"] = std::to_string(kBehindStress);
+    stand_behind(s, limits, env);
     return true;
 }
 
@@ -301,7 +313,7 @@ std::map<std::string, std::string> dynamic_run_env(const synclab::Declaration &l
 
 std::map<std::string, std::string> stress_run_env(const synclab::Declaration &lab) {
     auto env = dynamic_run_env(lab);
-    for (const auto &[name, value] : synclab::stress_environment(lab)) env[name] = value;
+    for (const auto &[name, value] : synclab::stress_environment()) env[name] = value;
     return env;
 }
 
@@ -343,6 +355,42 @@ JobFolders job_folders(const std::string &job_dir, const Settings &s) {
     if (fs::is_directory(lib, ec)) j.readable.push_back(lib.string());
     if (!s.icd_vendors.empty() && fs::is_directory(s.icd_vendors, ec)) j.readable.push_back(s.icd_vendors);
     return j;
+}
+
+// The kind of a row whose stress schedules grade_labs runs for all the submission's labs at once
+// (stress_together): everything before them passed, and the row's reason says what.
+const char *const kStressPending = "stress-pending";
+
+// The arguments of a lab's stress run: its declared (or --stress-schedules) count and stress_args.
+std::vector<std::string> stress_line(const Recipe &recipe, const Settings &s) {
+    const synclab::Declaration &d = recipe.declaration;
+    const unsigned n = s.stress_schedules ? s.stress_schedules : d.stress_schedules;
+    std::vector<std::string> args{"--stress", std::to_string(n)};
+    args.insert(args.end(), d.stress_args.begin(), d.stress_args.end());
+    return args;
+}
+
+// The grade a stress run gives a lab that passed so far (`passed`): grade, kind and reason. A
+// schedule that went wrong is named by its seed, with the command that repeats it on the
+// student's own folder.
+std::tuple<std::string, std::string, std::string> stress_grade(const Recipe &recipe, const Settings &s,
+                                                               const Run &st, const std::string &passed,
+                                                               const std::string &copy,
+                                                               const std::string &kernels_dir) {
+    const synclab::Declaration &d = recipe.declaration;
+    const auto &v = st.verdict;
+    if (ran_right(st)) {
+        const unsigned n = s.stress_schedules ? s.stress_schedules : d.stress_schedules;
+        return {"pass", "pass", passed + "; " + std::to_string(n) + " stress schedule(s) right"};
+    }
+    auto [kind, why] = classify(st, copy, s.timeout_s);
+    if (kind.empty()) std::tie(kind, why) = std::pair<std::string, std::string>("error", "the stress run failed");
+    if (v.schedule.empty()) return {"fail", kind, "under stress: " + why};
+    std::vector<std::string> again{"--kernels", kernels_dir};
+    again.insert(again.end(), d.stress_args.begin(), d.stress_args.end());
+    const std::string repeat =
+        synclab::stress_repeat_command(recipe.executable, again, std::stoull(v.schedule));
+    return {"fail", "stress", "wrong under stress schedule " + v.schedule + ": " + why + "; repeat it: " + repeat};
 }
 
 // One lab's dynamic runs on the first device, made in a process shared with other labs: as
@@ -422,8 +470,9 @@ public:
     using Clock = std::chrono::steady_clock;
     LabGrading(const Recipe &recipe, const std::string &student, const Settings &s,
                const volatile int *stop, const std::string &job_dir, const Shared *shared,
-               Clock::time_point start)
+               Clock::time_point start, bool defer_stress)
         : recipe_(recipe), s_(s), stop_(stop), job_dir_(job_dir), shared_(shared), start_(start),
+          defer_stress_(defer_stress),
           copy_((fs::path(job_dir) / "submission").string()),
           exe_((fs::path(s.bin_dir) / recipe.executable).string()),
           verdict_file_((fs::path(job_dir) / "verdict.tsv").string()) {
@@ -439,6 +488,7 @@ private:
     const std::string &job_dir_;
     const Shared *shared_;
     const Clock::time_point start_;
+    const bool defer_stress_;  // stress runs left to stress_together (kStressPending)
     Result r_;
     // The submission's own files, copied: the lab never reads the student's folder itself.
     const std::string copy_;
@@ -454,8 +504,10 @@ private:
     int runs_ = 0;
 
     Result finish(std::string grade, std::string kind, std::string reason);
+    // A dynamic run or race check; the stress run; its warm-up (stress()).
+    enum class Role { Check, Stress, WarmUp };
     Run run(std::vector<std::string> args, std::map<std::string, std::string> env,
-            std::size_t memory, bool variants = true, bool stressed = false);
+            std::size_t memory, bool variants = true, Role role = Role::Check);
     std::vector<Run> run_batch(const std::vector<synclab::Args> &sets, const std::string &device,
                                std::size_t memory);
     void note_skips(const Run &run_result);
@@ -477,7 +529,7 @@ Result LabGrading::finish(std::string grade, std::string kind, std::string reaso
 }
 
 Run LabGrading::run(std::vector<std::string> args, std::map<std::string, std::string> env,
-                    std::size_t memory, bool variants, bool stressed) {
+                    std::size_t memory, bool variants, Role role) {
     Run out;
     out.argv = {exe_, "--kernels", copy_, "--verdict", verdict_file_};
     if (variants) out.argv.insert(out.argv.end(), {"--variant", join(recipe_.variants, ",")});
@@ -491,9 +543,16 @@ Run LabGrading::run(std::vector<std::string> args, std::map<std::string, std::st
     // A signal between our last look at *stop and the fork still ends this child at once.
     limits.stop = stop_;
     limits.parent_pipe = true;  // stops with the grader, through the sandbox
-    if (stressed) env["SYNCLAB_SESSION_NICE"] = "";
-    const bool behind = !stressed && behind_stress(s_, recipe_.declaration, limits, env);
-    const bool beside = !stressed && holds_cores(s_, recipe_.declaration);
+    const bool stressed = role == Role::Stress;
+    bool behind = false;
+    env["SYNCLAB_SESSION_NICE"] = "";
+    if (role == Role::WarmUp) {  // behind even for a lab whose groups wait: it grades nothing
+        stand_behind(s_, limits, env);
+        behind = true;
+    } else if (!stressed) {
+        behind = behind_stress(s_, recipe_.declaration, limits, env);
+    }
+    const bool beside = role == Role::Check && holds_cores(s_, recipe_.declaration);
     const StressSlot slot(stressed || beside ? s_.stress_gate.get() : nullptr, stop_, beside);
     if (!slot.entered) {
         out.process.interrupted = true;
@@ -722,36 +781,35 @@ Result LabGrading::stress(const std::string &passed) {
                       passed + (s_.quick ? "; not stress-tested (--quick)"
                                          : "; not stress-tested (--no-stress)"));
     if (*stop_) return finish("", "", "");
-    const unsigned n = s_.stress_schedules ? s_.stress_schedules : d.stress_schedules;
-    std::vector<std::string> args{"--stress", std::to_string(n)};
-    args.insert(args.end(), d.stress_args.begin(), d.stress_args.end());
-    const Run st = run(args, stress_run_env(d), s_.device_memory_bytes.front(), false, true);
+    if (defer_stress_) return finish("pass", kStressPending, passed);
+    const std::vector<std::string> args = stress_line(recipe_, s_);
+    // Its build first, behind the stress runs and beside any other work (--warm-up): the stress
+    // run then holds the cores for its schedules alone, its kernels served by POCL's cache. The
+    // warm-up grades nothing (a group starved behind a stress run may give a right barrier up):
+    // whatever it did, the stress run decides, and builds what the cache lacks.
+    std::vector<std::string> warm_up = args;
+    warm_up.insert(warm_up.end(), d.stress_warm_up.begin(), d.stress_warm_up.end());
+    warm_up.push_back("--warm-up");
+    const Run w = run(warm_up, stress_run_env(d), s_.device_memory_bytes.front(), false, Role::WarmUp);
+    if (*stop_) return finish("", "", "");
+    note_run(r_, w, "stress build (--warm-up, graded by the stress run)");
+    const Run st = run(args, stress_run_env(d), s_.device_memory_bytes.front(), false, Role::Stress);
     if (*stop_) return finish("", "", "");
     note_run(r_, st, "stress schedules");
-    const auto &v = st.verdict;
-    if (v.finished && v.exit_code == 0 && st.process.exited && st.process.exit_code == 0)
-        return finish("pass", "pass", passed + "; " + std::to_string(n) + " stress schedule(s) right");
-    auto [kind, why] = classify(st, copy_, s_.timeout_s);
-    if (kind.empty()) std::tie(kind, why) = std::pair<std::string, std::string>("error", "the stress run failed");
-    if (v.schedule.empty()) return finish("fail", kind, "under stress: " + why);
-    std::vector<std::string> again{"--kernels", kernels_dir_};
-    again.insert(again.end(), d.stress_args.begin(), d.stress_args.end());
-    const std::string repeat =
-        synclab::stress_repeat_command(recipe_.executable, again, std::stoull(v.schedule));
-    return finish("fail", "stress",
-                  "wrong under stress schedule " + v.schedule + ": " + why + "; repeat it: " + repeat);
+    const auto [grade, kind, why] = stress_grade(recipe_, s_, st, passed, copy_, kernels_dir_);
+    return finish(grade, kind, why);
 }
 
 Result grade_one(const Recipe &recipe, const std::string &student, const std::string &kernels_dir,
                  const Settings &s, const volatile int *stop, const std::string &job_dir,
-                 const Shared *shared) {
+                 const Shared *shared, bool defer_stress = false) {
     const auto start = std::chrono::steady_clock::now();
     struct Emptied {  // nothing of one submission is left for the next
         std::string dir;
         ~Emptied() { clear_folder(dir); }
     } emptied{job_dir};
     clear_folder(job_dir);
-    LabGrading grading(recipe, student, s, stop, job_dir, shared, start);
+    LabGrading grading(recipe, student, s, stop, job_dir, shared, start, defer_stress);
     return grading.grade(kernels_dir);
 }
 
@@ -970,6 +1028,146 @@ std::size_t run_shared(const std::vector<const Recipe *> &recipes, const std::ve
     return settle_shared(recipes, part, batch, ran, took, end_line, shared, seeds);
 }
 
+// One runner process for `lines` (each "DIR<TAB>ARGS...", its verdict file in `verdicts`; one line
+// a lab, so the runner goes on past a line that fails): each line's Run up to the first that left
+// no finished verdict, which is where the process ended and gets its end (exit, signal, timeout).
+// Each gets its own part of each stream.
+std::vector<Run> run_runner_lines(const std::vector<synclab::Args> &lines,
+                                  const std::vector<std::string> &verdicts, const Settings &s,
+                                  const JobFolders &folders, const std::string &job_dir,
+                                  synclab::ProcessLimits limits,
+                                  const std::map<std::string, std::string> &env) {
+    std::vector<Run> out(lines.size());
+    std::string text;
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        out[i].argv = {(fs::path(s.bin_dir) / ("lab" + lines[i].front())).string()};
+        out[i].argv.insert(out[i].argv.end(), lines[i].begin() + 1, lines[i].end());
+        text += join(lines[i], "\t") + "\n";
+    }
+    const std::string batch_file = (fs::path(job_dir) / "stress.tsv").string();
+    {
+        std::ofstream f(batch_file, std::ios::binary | std::ios::trunc);
+        f << text;
+    }
+    const synclab::ProcessResult process = synclab::run_process(
+        s.sandbox.wrap({s.runner, "--batch", batch_file}, job_dir, folders.readable, folders.copy),
+        env, limits);
+    std::error_code ec;
+    fs::remove(batch_file, ec);
+    const std::vector<std::string> said = runs_of(process.out, lines.size()),
+                                   said_err = runs_of(process.err, lines.size());
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        out[i].verdict = synclab::parse_verdict(read_verdict_text(verdicts[i]));
+        fs::remove(verdicts[i], ec);
+        if (!out[i].verdict.finished) {
+            out[i].process = process;
+            out.resize(i + 1);
+            break;
+        }
+        out[i].process.exited = true;
+        out[i].process.exit_code = out[i].verdict.exit_code;
+    }
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        out[i].process.out = said[i];
+        out[i].process.err = said_err[i];
+    }
+    return out;
+}
+
+// The stress schedules of every lab of one submission that passed all else (kStressPending), at
+// once: their builds in one process behind the stress runs (--warm-up, graded by nothing), then
+// their schedules in one process holding the cores, which gives each lab's line its own verdict.
+// One wait at the gate and two processes for the submission, not one wait and two processes a
+// lab. As in run_shared, a lab's crash, hang or error after another lab's line in the same
+// process may be what that one left there: it runs again as the first of a new process.
+void stress_together(const std::vector<const Recipe *> &recipes, std::vector<Result> &rows,
+                     const std::string &kernels_dir, const Settings &s, const volatile int *stop,
+                     const std::string &job_dir) {
+    std::vector<std::size_t> pending;
+    for (std::size_t i = 0; i < rows.size(); ++i)
+        if (rows[i].kind == kStressPending) pending.push_back(i);
+    if (pending.empty()) return;
+    const auto start = std::chrono::steady_clock::now();
+    auto unfinished = [&] {  // what *stop left
+        for (std::size_t i : pending)
+            if (rows[i].kind == kStressPending) rows[i].grade = rows[i].kind = rows[i].reason = "";
+    };
+    if (*stop) return unfinished();
+    clear_folder(job_dir);
+    const JobFolders folders = job_folders(job_dir, s);
+    stage_submission(kernels_dir, folders.copy, recipes[pending.front()]->kernel_file);
+    std::map<std::string, std::string> env = stress_run_env(recipes[pending.front()]->declaration);
+    env.insert(folders.env.begin(), folders.env.end());
+    env["SYNCLAB_SESSION_NICE"] = "";
+    synclab::ProcessLimits limits;
+    limits.memory_bytes = s.device_memory_bytes.front();
+    limits.cwd = folders.copy;  // so each lab names its kernel file as the student does
+    limits.stop = stop;
+    limits.parent_pipe = true;
+    auto line = [&](std::size_t i, const std::string &verdict) {
+        const Recipe &recipe = *recipes[pending[i]];
+        synclab::Args l{recipe.declaration.dir, "--kernels", folders.copy, "--verdict", verdict,
+                        "--timeout", seconds_text(s.timeout_s)};
+        const std::vector<std::string> args = stress_line(recipe, s);
+        l.insert(l.end(), args.begin(), args.end());
+        if (s.seed) l.insert(l.end(), {"--seed", std::to_string(s.seed)});
+        return l;
+    };
+    auto verdict_file = [&](std::size_t i) {
+        return (fs::path(job_dir) / ("stress-" + std::to_string(i + 1) + ".tsv")).string();
+    };
+    std::vector<synclab::Args> warm;
+    std::vector<std::string> verdicts;
+    for (std::size_t i = 0; i < pending.size(); ++i) {
+        verdicts.push_back(verdict_file(i));
+        warm.push_back(line(i, verdicts.back()));
+        const auto &more = recipes[pending[i]]->declaration.stress_warm_up;
+        warm.back().insert(warm.back().end(), more.begin(), more.end());
+        warm.back().push_back("--warm-up");
+    }
+    synclab::ProcessLimits behind = limits;
+    behind.timeout_s = std::min(s.timeout_s * static_cast<double>(warm.size()) + 30, synclab::kMaxTimeout);
+    auto behind_env = env;
+    stand_behind(s, behind, behind_env);
+    const std::vector<Run> built = run_runner_lines(warm, verdicts, s, folders, job_dir, behind, behind_env);
+    for (std::size_t i = 0; i < pending.size(); ++i)
+        note_run(rows[pending[i]], built[std::min(i, built.size() - 1)],
+                 "stress build (--warm-up, one process for the submission's stress runs; graded by them)");
+    for (std::size_t at = 0; at < pending.size() && !*stop;) {
+        std::vector<synclab::Args> lines;
+        std::vector<std::string> files;
+        for (std::size_t i = at; i < pending.size(); ++i) {
+            files.push_back(verdict_file(i));
+            lines.push_back(line(i, files.back()));
+        }
+        limits.timeout_s = std::min(s.timeout_s * static_cast<double>(lines.size()) + 30, synclab::kMaxTimeout);
+        const StressSlot slot(s.stress_gate.get(), stop);
+        if (!slot.entered) break;
+        const std::vector<Run> ran = run_runner_lines(lines, files, s, folders, job_dir, limits, env);
+        std::size_t next = at + ran.size();
+        for (std::size_t k = 0; k < ran.size(); ++k) {
+            const Run &st = ran[k];
+            const std::string &kind = st.verdict.kind;
+            const bool own = k == 0 || (st.verdict.finished && st.process.exited &&
+                                        st.process.exit_code == st.verdict.exit_code &&
+                                        (kind == "verified" || kind == "wrong" || kind == "compile-error"));
+            if (!own) {  // again, first in a new process
+                next = at + k;
+                break;
+            }
+            Result &r = rows[pending[at + k]];
+            note_run(r, st, "stress schedules");
+            std::tie(r.grade, r.kind, r.reason) =
+                stress_grade(*recipes[pending[at + k]], s, st, r.reason, folders.copy, kernels_dir);
+        }
+        at = next;
+    }
+    unfinished();
+    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    for (std::size_t i : pending) rows[i].seconds += took / static_cast<double>(pending.size());
+    clear_folder(job_dir);
+}
+
 }  // namespace
 
 Result grade_lab(const Recipe &recipe, const std::string &student, const std::string &kernels_dir,
@@ -1017,10 +1215,15 @@ std::vector<Result> grade_labs(const std::vector<const Recipe *> &recipes, const
                                  seeds);
         }
     }
+    // With the runner, every stress-tested lab's schedules wait for the submission's others
+    // (stress_together).
+    const bool together = !s.runner.empty() && s.stress;
     std::vector<Result> out;
     for (std::size_t i = 0; i < recipes.size(); ++i)
         out.push_back(grade_one(*recipes[i], student, kernels_dir, s, stop, job_dir,
-                                shared[i] ? &*shared[i] : nullptr));
+                                shared[i] ? &*shared[i] : nullptr,
+                                together && s.runner_labs.count(recipes[i]->id)));
+    stress_together(recipes, out, kernels_dir, s, stop, job_dir);
     return out;
 }
 

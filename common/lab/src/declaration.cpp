@@ -58,6 +58,11 @@ void describe(std::ostream &os, const Declaration &d) {
         for (const auto &a : d.stress_args) os << "\t" << one_field(a);
         os << "\n";
     }
+    if (!d.stress_warm_up.empty()) {
+        os << "stress-warm-up";
+        for (const auto &a : d.stress_warm_up) os << "\t" << one_field(a);
+        os << "\n";
+    }
     if (d.points != 1) os << "points\t" << d.points << "\n";
 }
 
@@ -122,6 +127,8 @@ Declaration parse_description(const std::string &text) {
                    std::all_of(f[1].begin(), f[1].end(), ::isdigit)) {
             d.stress_schedules = static_cast<unsigned>(std::stoul(f[1]));
             d.stress_args.assign(f.begin() + 2, f.end());
+        } else if (f[0] == "stress-warm-up") {
+            d.stress_warm_up = rest;
         } else if (f[0] == "points" && f.size() == 2 && !f[1].empty() && f[1].size() < 5 &&
                    std::all_of(f[1].begin(), f[1].end(), ::isdigit)) {
             d.points = static_cast<unsigned>(std::stoul(f[1]));

@@ -518,12 +518,30 @@ int run_schedule(Lab &lab, const std::function<int(Lab &)> &body, unsigned k, st
     return rc;
 }
 
-// --stress N: the body once per schedule, schedule k with seed S+k (inputs and delays alike),
-// until one is not verified; that one is named, with the command that repeats it.
-int run_stress(Lab &lab, const std::function<int(Lab &)> &body, int argc, char **argv) {
+void require_stress_device(const Lab &lab) {
     if (!lab.env.info.is_pocl() || !lab.env.info.is_cpu())
         throw UsageError("--stress runs on POCL's CPU device (its kernels run in this process and "
                          "read the schedule from it): leave out --device, or give --device pocl");
+}
+
+// --stress N --warm-up: the body once with the delays paused, in a stress run's build. Every
+// kernel a schedule launches is then built and compiled for its work-group size, and POCL's cache
+// keeps it for the --stress run that follows (the same prelude, stress.hpp).
+int run_warm_up(Lab &lab, const std::function<int(Lab &)> &body) {
+    require_stress_device(lab);
+    lab.stress_schedule(lab.seed);
+    const StressPause paused;
+    std::printf("== warm-up: the stress schedules' kernels, built and run once with no delays\n");
+    std::fflush(stdout);
+    const int rc = body(lab);
+    lab.env.queue.finish();
+    return rc;
+}
+
+// --stress N: the body once per schedule, schedule k with seed S+k (inputs and delays alike),
+// until one is not verified; that one is named, with the command that repeats it.
+int run_stress(Lab &lab, const std::function<int(Lab &)> &body, int argc, char **argv) {
+    require_stress_device(lab);
     const std::uint64_t first = lab.seed;
     const unsigned n = lab.opt.stress;
     for (unsigned k = 0; k < n; ++k) {
@@ -558,20 +576,26 @@ int run_once(int argc, char **argv, const Declaration &decl, const std::function
         }
         // POCL reads its threads at the process's first OpenCL call (listing the devices is one),
         // and keeps them to its end.
-        static bool opened = false, stressed = false;
-        if ((opt.stress && opened) || stressed)
-            throw UsageError("--stress takes a process of its own (POCL's threads are set before "
-                             "its first OpenCL call): run it alone, not beside other --batch lines");
-        opened = true;
+        // A process runs stress lines (--stress, --warm-up too) or other lines, not both: every
+        // stress line sets the same settings (stress_environment).
+        enum Mode { kUnopened, kPlain, kStress };
+        static Mode mode = kUnopened;
+        const Mode line = opt.stress ? kStress : kPlain;
+        if (mode != kUnopened && mode != line)
+            throw UsageError("--stress takes a process of its own, shared only with other --stress "
+                             "lines (POCL's threads are set before its first OpenCL call): run it "
+                             "apart from other --batch lines");
+        mode = line;
         if (opt.list_devices) {
             list_devices(std::cout);
             return kOk;
         }
-        stressed = opt.stress > 0;
         Watchdog watchdog(name, opt.timeout);
-        if (opt.stress) set_stress_environment(decl);  // before any OpenCL call
+        if (opt.stress) set_stress_environment();  // before any OpenCL call
         Lab lab(decl, std::move(opt));
-        const int rc = lab.opt.stress ? run_stress(lab, body, argc, argv) : body(lab);
+        const int rc = lab.opt.warm_up  ? run_warm_up(lab, body)
+                       : lab.opt.stress ? run_stress(lab, body, argc, argv)
+                                        : body(lab);
         lab.env.queue.finish();
         return lab.finish(rc);
     });

@@ -46,6 +46,9 @@ cxxopts::Options make_parser(const std::string &program, const std::string &desc
         ("repeat", "with --stress: run each schedule up to K times (1 to 100), until it fails (a "
                    "seed puts the same delays at the same times; the operating system interleaves "
                    "the threads its own way)", cxxopts::value<unsigned>()->default_value("1"))
+        ("warm-up", "with --stress: only build the schedules' kernels and run them once with no "
+                    "delays, then stop (POCL's cache then serves the --stress run that follows; "
+                    "synclab-grade runs it beside other work first)")
         ("describe", "print this lab's declaration in machine-readable form, then exit")
         ("verdict", "also write the verdict in machine-readable form to FILE (for synclab-grade)",
          cxxopts::value<std::string>()->default_value(""))
@@ -93,6 +96,9 @@ bool parse(cxxopts::Options &parser, int argc, char **argv, Options &o) {
         throw UsageError("--repeat " + std::to_string(o.repeat) + " is out of range: use 1 to 100 tries");
     if (r.count("repeat") && !o.stress)
         throw UsageError("--repeat runs stress schedules again: give it with --stress N, N of 1 or more");
+    o.warm_up = r.count("warm-up") > 0;
+    if (o.warm_up && !o.stress)
+        throw UsageError("--warm-up builds the kernels of stress schedules: give it with --stress N, N of 1 or more");
     o.verdict = r["verdict"].as<std::string>();
     if (!o.verdict.empty() && !verdict::open(o.verdict))
         throw UsageError("cannot write --verdict file " + o.verdict + ": check the folder exists");

@@ -54,6 +54,10 @@ struct Declaration {
     // process with `stress_args` (which name the variants), after the race check passed; 0: none.
     unsigned stress_schedules = 0;
     Args stress_args = {};
+    // What the grader adds to stress_args for the warm-up it runs first, beside other work
+    // (`--warm-up`: the stress build, run once with no delays, for POCL's cache): the least work
+    // that still launches every kernel a schedule launches, at the same work-group sizes.
+    Args stress_warm_up = {};
     // The lab's weight in a score (Gradescope, PrairieLearn): points for a pass, 0 for anything
     // else. An instructor reweights without code: synclab-grade --points 09=3.
     unsigned points = 1;
@@ -70,9 +74,10 @@ struct Declaration {
     int variant_width(std::size_t at_least = 0) const;
 };
 
-// Whether the lab's work-groups wait for one another (a lock, a barrier between groups): it runs
-// groups at once on Oclgrind or declares stress schedules.
-inline bool groups_wait(const Declaration &d) { return d.stress_schedules > 0 || d.oclgrind_groups > 0; }
+// Whether the lab's work-groups wait for one another (a lock, a barrier between groups): it
+// declares stress schedules for those protocols (07, 09, 10). Groups that only meet on Oclgrind
+// (lab 08's hand their partials to the last one, and none waits) do not count.
+inline bool groups_wait(const Declaration &d) { return d.stress_schedules > 0; }
 
 // POCL_WORK_GROUP_SPECIALIZATION for a lab's graded runs, dynamic and stress alike: on only where
 // each build meets one work-group size (build_per_size).

@@ -25,6 +25,7 @@ struct Options {
     std::string verdict;      // --verdict FILE: the machine-readable verdict (verdict.hpp)
     unsigned stress = 0;      // --stress N: N seeded delay schedules, one after another (stress.hpp)
     unsigned repeat = 1;      // --repeat K: with --stress, each schedule up to K times until it fails
+    bool warm_up = false;     // --warm-up: with --stress, only build its kernels and run them undelayed
     cxxopts::ParseResult extra;  // the lab's own options
 };
 
