@@ -31,6 +31,10 @@ TEST_CASE("a declaration reads back as written, and a bad description is refused
                   .race_check = {"--wg", "64"},
                   .oclgrind_off = {"uninitialized"},
                   .build_per_size = true,
+                  .oclgrind_groups = 4,
+                  .stress_schedules = 2,
+                  .stress_args = {"--variant", "x,y", "--steps", "9"},
+                  .stress_warm_up = {"--steps", "1"},
                   .points = 3};
     std::ostringstream out;
     describe(out, d);
@@ -50,12 +54,17 @@ TEST_CASE("a declaration reads back as written, and a bad description is refused
     CHECK(r.race_check == d.race_check);
     CHECK(r.oclgrind_off == d.oclgrind_off);
     CHECK(r.build_per_size);
+    CHECK(r.oclgrind_groups == 4);
+    CHECK(r.stress_schedules == 2);
+    CHECK(r.stress_args == d.stress_args);
+    CHECK(r.stress_warm_up == d.stress_warm_up);
     CHECK(r.points == 3);
     std::ostringstream plain;
     describe(plain, Declaration{.dir = "43_other"});
     CHECK_FALSE(parse_description(plain.str()).build_per_size);
     CHECK(parse_description(plain.str()).points == 1);  // absent: one point
     CHECK_FALSE(contains(plain.str(), "points"));
+    CHECK_FALSE(contains(plain.str(), "stress"));
     CHECK(r.find("b") != nullptr);
     CHECK(r.find("z") == nullptr);
 

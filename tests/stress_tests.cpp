@@ -229,6 +229,9 @@ TEST_CASE("--warm-up builds what the stress run then finds in POCL's cache, and 
     }
     test::check_usage_error("lab09_interworkgroup_barrier", {"--kernels", sol, "--warm-up"},
                             "--warm-up builds the kernels of stress schedules");
+    test::check_usage_error("lab09_interworkgroup_barrier",
+                            {"--kernels", sol, "--stress", "1", "--warm-up", "--repeat", "2"},
+                            "--warm-up runs no schedule to repeat");
 }
 
 }  // TEST_SUITE

@@ -277,11 +277,12 @@ bool holds_cores(const Settings &s, const synclab::Declaration &lab) {
 // gives it a session of its own, its session too. It may wait for a core for as long as they
 // run: the lab's watchdog times it by the time it had a core as well (synclab::is_hang, at most
 // kStandBackLimit times the timeout), and our bound on it is that, and the margin a lab needs to
-// start.
+// start. Not a warm-up's (!wait_longer): it grades nothing, and cut short it only builds less.
 void stand_behind(const Settings &s, synclab::ProcessLimits &limits,
-                  std::map<std::string, std::string> &env) {
+                  std::map<std::string, std::string> &env, bool wait_longer = true) {
     limits.nice = kBehindStress;
-    limits.timeout_s = std::min(limits.timeout_s * synclab::kStandBackLimit + 30, synclab::kMaxTimeout);
+    if (wait_longer)
+        limits.timeout_s = std::min(limits.timeout_s * synclab::kStandBackLimit + 30, synclab::kMaxTimeout);
     if (s.sandbox.available()) env["SYNCLAB_SESSION_NICE"] = std::to_string(kBehindStress);
 }
 
@@ -547,7 +548,7 @@ Run LabGrading::run(std::vector<std::string> args, std::map<std::string, std::st
     bool behind = false;
     env["SYNCLAB_SESSION_NICE"] = "";
     if (role == Role::WarmUp) {  // behind even for a lab whose groups wait: it grades nothing
-        stand_behind(s_, limits, env);
+        stand_behind(s_, limits, env, false);
         behind = true;
     } else if (!stressed) {
         behind = behind_stress(s_, recipe_.declaration, limits, env);
@@ -1029,9 +1030,9 @@ std::size_t run_shared(const std::vector<const Recipe *> &recipes, const std::ve
 }
 
 // One runner process for `lines` (each "DIR<TAB>ARGS...", its verdict file in `verdicts`; one line
-// a lab, so the runner goes on past a line that fails): each line's Run up to the first that left
-// no finished verdict, which is where the process ended and gets its end (exit, signal, timeout).
-// Each gets its own part of each stream.
+// a lab, so the runner goes on past a line that fails, and exits as its last line did): each
+// line's Run up to the first that left no finished verdict, or the last; that one is where the
+// process ended and gets its end (exit, signal, timeout). Each gets its own part of each stream.
 std::vector<Run> run_runner_lines(const std::vector<synclab::Args> &lines,
                                   const std::vector<std::string> &verdicts, const Settings &s,
                                   const JobFolders &folders, const std::string &job_dir,
@@ -1045,6 +1046,8 @@ std::vector<Run> run_runner_lines(const std::vector<synclab::Args> &lines,
         text += join(lines[i], "\t") + "\n";
     }
     const std::string batch_file = (fs::path(job_dir) / "stress.tsv").string();
+    std::error_code ec;
+    for (const auto &v : verdicts) fs::remove(v, ec);  // only this process's verdicts count
     {
         std::ofstream f(batch_file, std::ios::binary | std::ios::trunc);
         f << text;
@@ -1052,21 +1055,20 @@ std::vector<Run> run_runner_lines(const std::vector<synclab::Args> &lines,
     const synclab::ProcessResult process = synclab::run_process(
         s.sandbox.wrap({s.runner, "--batch", batch_file}, job_dir, folders.readable, folders.copy),
         env, limits);
-    std::error_code ec;
     fs::remove(batch_file, ec);
     const std::vector<std::string> said = runs_of(process.out, lines.size()),
                                    said_err = runs_of(process.err, lines.size());
     for (std::size_t i = 0; i < out.size(); ++i) {
         out[i].verdict = synclab::parse_verdict(read_verdict_text(verdicts[i]));
-        fs::remove(verdicts[i], ec);
+        out[i].process.exited = true;
+        out[i].process.exit_code = out[i].verdict.exit_code;
         if (!out[i].verdict.finished) {
-            out[i].process = process;
             out.resize(i + 1);
             break;
         }
-        out[i].process.exited = true;
-        out[i].process.exit_code = out[i].verdict.exit_code;
     }
+    for (const auto &v : verdicts) fs::remove(v, ec);
+    out.back().process = process;
     for (std::size_t i = 0; i < out.size(); ++i) {
         out[i].process.out = said[i];
         out[i].process.err = said_err[i];
@@ -1074,37 +1076,19 @@ std::vector<Run> run_runner_lines(const std::vector<synclab::Args> &lines,
     return out;
 }
 
-// The stress schedules of every lab of one submission that passed all else (kStressPending), at
-// once: their builds in one process behind the stress runs (--warm-up, graded by nothing), then
-// their schedules in one process holding the cores, which gives each lab's line its own verdict.
-// One wait at the gate and two processes for the submission, not one wait and two processes a
-// lab. As in run_shared, a lab's crash, hang or error after another lab's line in the same
-// process may be what that one left there: it runs again as the first of a new process.
-void stress_together(const std::vector<const Recipe *> &recipes, std::vector<Result> &rows,
-                     const std::string &kernels_dir, const Settings &s, const volatile int *stop,
-                     const std::string &job_dir) {
-    std::vector<std::size_t> pending;
-    for (std::size_t i = 0; i < rows.size(); ++i)
-        if (rows[i].kind == kStressPending) pending.push_back(i);
-    if (pending.empty()) return;
-    const auto start = std::chrono::steady_clock::now();
-    auto unfinished = [&] {  // what *stop left
-        for (std::size_t i : pending)
-            if (rows[i].kind == kStressPending) rows[i].grade = rows[i].kind = rows[i].reason = "";
-    };
-    if (*stop) return unfinished();
-    clear_folder(job_dir);
-    const JobFolders folders = job_folders(job_dir, s);
-    stage_submission(kernels_dir, folders.copy, recipes[pending.front()]->kernel_file);
-    std::map<std::string, std::string> env = stress_run_env(recipes[pending.front()]->declaration);
-    env.insert(folders.env.begin(), folders.env.end());
-    env["SYNCLAB_SESSION_NICE"] = "";
+// What stress_together's two processes share: the submission's copy, their environment and
+// limits, and each pending lab's line.
+struct StressBatch {
+    const std::vector<const Recipe *> &recipes;
+    const std::vector<std::size_t> &pending;  // indices into recipes (and rows)
+    const Settings &s;
+    const std::string &job_dir;
+    JobFolders folders;
+    std::map<std::string, std::string> env;
     synclab::ProcessLimits limits;
-    limits.memory_bytes = s.device_memory_bytes.front();
-    limits.cwd = folders.copy;  // so each lab names its kernel file as the student does
-    limits.stop = stop;
-    limits.parent_pipe = true;
-    auto line = [&](std::size_t i, const std::string &verdict) {
+
+    // Lab pending[i]'s stress run, its verdict in `verdict`.
+    synclab::Args line(std::size_t i, const std::string &verdict) const {
         const Recipe &recipe = *recipes[pending[i]];
         synclab::Args l{recipe.declaration.dir, "--kernels", folders.copy, "--verdict", verdict,
                         "--timeout", seconds_text(s.timeout_s)};
@@ -1112,38 +1096,85 @@ void stress_together(const std::vector<const Recipe *> &recipes, std::vector<Res
         l.insert(l.end(), args.begin(), args.end());
         if (s.seed) l.insert(l.end(), {"--seed", std::to_string(s.seed)});
         return l;
-    };
-    auto verdict_file = [&](std::size_t i) {
-        return (fs::path(job_dir) / ("stress-" + std::to_string(i + 1) + ".tsv")).string();
-    };
+    }
+    std::string verdict(const char *what, std::size_t i) const {
+        return (fs::path(job_dir) / (what + std::to_string(i + 1) + ".tsv")).string();
+    }
+};
+
+// Every pending lab's stress build in one process behind everything (--warm-up), noted in its row:
+// it grades nothing, and cut short it only builds less.
+void warm_up_together(const StressBatch &b, std::vector<Result> &rows) {
     std::vector<synclab::Args> warm;
     std::vector<std::string> verdicts;
-    for (std::size_t i = 0; i < pending.size(); ++i) {
-        verdicts.push_back(verdict_file(i));
-        warm.push_back(line(i, verdicts.back()));
-        const auto &more = recipes[pending[i]]->declaration.stress_warm_up;
+    for (std::size_t i = 0; i < b.pending.size(); ++i) {
+        verdicts.push_back(b.verdict("warm-", i));
+        warm.push_back(b.line(i, verdicts.back()));
+        const auto &more = b.recipes[b.pending[i]]->declaration.stress_warm_up;
         warm.back().insert(warm.back().end(), more.begin(), more.end());
         warm.back().push_back("--warm-up");
     }
-    synclab::ProcessLimits behind = limits;
-    behind.timeout_s = std::min(s.timeout_s * static_cast<double>(warm.size()) + 30, synclab::kMaxTimeout);
-    auto behind_env = env;
-    stand_behind(s, behind, behind_env);
-    const std::vector<Run> built = run_runner_lines(warm, verdicts, s, folders, job_dir, behind, behind_env);
-    for (std::size_t i = 0; i < pending.size(); ++i)
-        note_run(rows[pending[i]], built[std::min(i, built.size() - 1)],
-                 "stress build (--warm-up, one process for the submission's stress runs; graded by them)");
+    synclab::ProcessLimits behind = b.limits;
+    behind.timeout_s = std::min(b.s.timeout_s * static_cast<double>(warm.size()) + 30, synclab::kMaxTimeout);
+    auto env = b.env;
+    stand_behind(b.s, behind, env, false);
+    const std::vector<Run> built = run_runner_lines(warm, verdicts, b.s, b.folders, b.job_dir, behind, env);
+    for (std::size_t i = 0; i < b.pending.size(); ++i) {
+        if (i < built.size())
+            note_run(rows[b.pending[i]], built[i],
+                     "stress build (--warm-up, one process for the submission's stress runs; graded by them)");
+        else
+            rows[b.pending[i]].details += "stress build: not reached (the process ended before it); the stress run builds it\n";
+    }
+}
+
+// The stress schedules of every lab of one submission that passed all else (kStressPending), at
+// once: their builds in one process behind the stress runs (warm_up_together), then their
+// schedules in one process holding the cores, which gives each lab's line its own verdict. One
+// wait at the gate and two processes for the submission, not one wait and two processes a lab.
+// As in run_shared, a lab's crash, hang or error after another lab's line in the same process
+// may be what that one left there: it runs again as the first of a new process. `files`: what
+// the labs staged when graded; a folder that changed since fails them, to be graded again.
+void stress_together(const std::vector<const Recipe *> &recipes, std::vector<Result> &rows,
+                     const std::vector<std::string> &files, const std::string &kernels_dir,
+                     const Settings &s, const volatile int *stop, const std::string &job_dir) {
+    std::vector<std::size_t> pending;
+    for (std::size_t i = 0; i < rows.size(); ++i)
+        if (rows[i].kind == kStressPending) pending.push_back(i);
+    if (pending.empty()) return;
+    const auto start = std::chrono::steady_clock::now();
+    clear_folder(job_dir);
+    StressBatch b{recipes, pending, s, job_dir, job_folders(job_dir, s), {}, {}};
+    Staged staged = stage_submission(kernels_dir, b.folders.copy, recipes[pending.front()]->kernel_file);
+    std::sort(staged.files.begin(), staged.files.end());
+    if (!staged.refused.empty() || staged.files != files) {
+        for (std::size_t i : pending)
+            std::tie(rows[i].grade, rows[i].kind, rows[i].reason) = std::make_tuple(
+                "fail", "error", "the submission's files changed while it was graded: grade it again");
+        clear_folder(job_dir);
+        return;
+    }
+    b.env = stress_run_env(recipes[pending.front()]->declaration);
+    b.env.insert(b.folders.env.begin(), b.folders.env.end());
+    b.env["SYNCLAB_SESSION_NICE"] = "";
+    b.limits.memory_bytes = s.device_memory_bytes.front();
+    b.limits.cwd = b.folders.copy;  // so each lab names its kernel file as the student does
+    b.limits.stop = stop;
+    b.limits.parent_pipe = true;
+    if (!*stop) warm_up_together(b, rows);
     for (std::size_t at = 0; at < pending.size() && !*stop;) {
         std::vector<synclab::Args> lines;
-        std::vector<std::string> files;
+        std::vector<std::string> verdicts;
         for (std::size_t i = at; i < pending.size(); ++i) {
-            files.push_back(verdict_file(i));
-            lines.push_back(line(i, files.back()));
+            verdicts.push_back(b.verdict("stress-", i));
+            lines.push_back(b.line(i, verdicts.back()));
         }
+        synclab::ProcessLimits limits = b.limits;
         limits.timeout_s = std::min(s.timeout_s * static_cast<double>(lines.size()) + 30, synclab::kMaxTimeout);
         const StressSlot slot(s.stress_gate.get(), stop);
         if (!slot.entered) break;
-        const std::vector<Run> ran = run_runner_lines(lines, files, s, folders, job_dir, limits, env);
+        const std::vector<Run> ran = run_runner_lines(lines, verdicts, s, b.folders, job_dir, limits, b.env);
+        if (*stop) break;  // killed: nothing of it counts
         std::size_t next = at + ran.size();
         for (std::size_t k = 0; k < ran.size(); ++k) {
             const Run &st = ran[k];
@@ -1158,11 +1189,12 @@ void stress_together(const std::vector<const Recipe *> &recipes, std::vector<Res
             Result &r = rows[pending[at + k]];
             note_run(r, st, "stress schedules");
             std::tie(r.grade, r.kind, r.reason) =
-                stress_grade(*recipes[pending[at + k]], s, st, r.reason, folders.copy, kernels_dir);
+                stress_grade(*recipes[pending[at + k]], s, st, r.reason, b.folders.copy, kernels_dir);
         }
         at = next;
     }
-    unfinished();
+    for (std::size_t i : pending)  // what *stop left: unfinished
+        if (rows[i].kind == kStressPending) rows[i].grade = rows[i].kind = rows[i].reason = "";
     const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     for (std::size_t i : pending) rows[i].seconds += took / static_cast<double>(pending.size());
     clear_folder(job_dir);
@@ -1179,11 +1211,11 @@ std::vector<Result> grade_labs(const std::vector<const Recipe *> &recipes, const
                                const std::string &kernels_dir, const Settings &s,
                                const volatile int *stop, const std::string &job_dir) {
     std::vector<std::optional<Shared>> shared(recipes.size());
+    std::map<std::size_t, std::vector<std::string>> staged_files;  // each runner lab's, sorted
     if (!s.runner.empty() && s.devices.size() == 1) {
         // Labs that take the same environment, each staging the same files (one whose own file
         // is missing or refused is graded alone, and says so at once).
         std::map<std::map<std::string, std::string>, std::vector<std::size_t>> groups;
-        std::map<std::size_t, std::vector<std::string>> staged_files;
         const std::string probe = (fs::path(job_dir) / "submission").string();
         for (std::size_t i = 0; i < recipes.size() && !*stop; ++i) {
             if (!s.runner_labs.count(recipes[i]->id) || recipes[i]->runs.empty()) continue;
@@ -1215,15 +1247,20 @@ std::vector<Result> grade_labs(const std::vector<const Recipe *> &recipes, const
                                  seeds);
         }
     }
-    // With the runner, every stress-tested lab's schedules wait for the submission's others
-    // (stress_together).
-    const bool together = !s.runner.empty() && s.stress;
+    // The stress-tested labs the runner runs that stage the same files (the first one's) leave
+    // their schedules to stress_together, after the submission's other labs.
+    std::vector<std::string> stress_files;
+    std::vector<bool> together(recipes.size(), false);
+    for (std::size_t i = 0; i < recipes.size() && s.stress; ++i) {
+        if (!recipes[i]->declaration.stress_schedules || !staged_files.count(i)) continue;
+        if (stress_files.empty()) stress_files = staged_files[i];
+        together[i] = staged_files[i] == stress_files;
+    }
     std::vector<Result> out;
     for (std::size_t i = 0; i < recipes.size(); ++i)
         out.push_back(grade_one(*recipes[i], student, kernels_dir, s, stop, job_dir,
-                                shared[i] ? &*shared[i] : nullptr,
-                                together && s.runner_labs.count(recipes[i]->id)));
-    stress_together(recipes, out, kernels_dir, s, stop, job_dir);
+                                shared[i] ? &*shared[i] : nullptr, together[i]));
+    stress_together(recipes, out, stress_files, kernels_dir, s, stop, job_dir);
     return out;
 }
 

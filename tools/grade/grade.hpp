@@ -99,7 +99,8 @@ Result grade_lab(const Recipe &recipe, const std::string &student, const std::st
 // that process's first lab, or when they end in its own wrong answer, build error or a run the
 // device cannot make; a crash, hang or error after another lab of the same process is run again
 // as the first of a new one, and only that counts. The race check and the rest are grade_lab's,
-// lab by lab.
+// lab by lab; but the stress schedules of the labs that share the runner go last, together: their
+// builds in one process behind everything, their schedules in one process holding the cores.
 std::vector<Result> grade_labs(const std::vector<const Recipe *> &recipes, const std::string &student,
                                const std::string &kernels_dir, const Settings &settings,
                                const volatile int *stop, const std::string &job_dir);

@@ -48,8 +48,7 @@ Lab::Lab(const Declaration &d, Options o)
 cl::Program Lab::program(const std::string &options) const {
     if (!stress_seed_)
         return build_program(env.context, env.info.device, decl.kernel_file(), opt.kernels, options);
-    // A stress run's time is its delays, not its code: unoptimised, POCL builds the delays it
-    // inlines at every atomic in far less time (lab 09's four barriers: 1 s of CPU, not 4).
+    // A stress run's time is its delays, not its code: unoptimised, the build takes less time.
     return build_program(env.context, env.info.device, decl.kernel_file(), opt.kernels,
                          options + " -cl-opt-disable", stress_prelude());
 }

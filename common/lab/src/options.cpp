@@ -99,6 +99,8 @@ bool parse(cxxopts::Options &parser, int argc, char **argv, Options &o) {
     o.warm_up = r.count("warm-up") > 0;
     if (o.warm_up && !o.stress)
         throw UsageError("--warm-up builds the kernels of stress schedules: give it with --stress N, N of 1 or more");
+    if (o.warm_up && r.count("repeat"))
+        throw UsageError("--warm-up runs no schedule to repeat: leave out --repeat, or --warm-up");
     o.verdict = r["verdict"].as<std::string>();
     if (!o.verdict.empty() && !verdict::open(o.verdict))
         throw UsageError("cannot write --verdict file " + o.verdict + ": check the folder exists");

@@ -43,8 +43,9 @@ struct Declaration {
     // so each build meets one work-group size. Otherwise one build meets every size, and the
     // grader has POCL compile each kernel once for all of them, not once per size (tools/grade).
     bool build_per_size = false;
-    // Its kernels make work-groups wait for one another (locks, barriers between groups): 0, or
-    // how many groups Oclgrind runs at once in its race check (OCLGRIND_NUM_THREADS). Then
+    // Its kernels make work-groups meet (wait for one another: locks, barriers between groups;
+    // or hand data over through a fence and an atomic): 0, or how many groups Oclgrind runs at
+    // once in its race check (OCLGRIND_NUM_THREADS). Then
     // Oclgrind loads hbcheck too, which judges the accesses of different groups by OpenCL's
     // memory model (fences and atomics), while Oclgrind's own check keeps those within a group.
     // Other labs' race checks run one group at a time (deterministic, one core under -j).
@@ -79,8 +80,8 @@ struct Declaration {
 // (lab 08's hand their partials to the last one, and none waits) do not count.
 inline bool groups_wait(const Declaration &d) { return d.stress_schedules > 0; }
 
-// POCL_WORK_GROUP_SPECIALIZATION for a lab's graded runs, dynamic and stress alike: on only where
-// each build meets one work-group size (build_per_size).
+// POCL_WORK_GROUP_SPECIALIZATION for a lab's dynamic runs: on only where each build meets one
+// work-group size (build_per_size). Stress runs always have it on (synclab/stress.hpp).
 inline const char *pocl_work_group_specialization(const Declaration &d) {
     return d.build_per_size ? "1" : "0";
 }

@@ -30,8 +30,8 @@ void set_stress_schedule(std::uint64_t seed);
 
 // While one lives, kernels built with stress_prelude() run without delays: for given code that
 // a lab launches in a stress run (lab 09's occupancy discovery), whose shaking tests nothing of
-// the student's and costs a schedule its time. Create it before the launch, and let it go only
-// after the kernel has finished.
+// the student's and costs a schedule its time, and a warm-up (--warm-up). Create it before the
+// launch, and let it go only after the kernel has finished. Pauses nest.
 struct StressPause {
     StressPause();
     ~StressPause();
