@@ -362,12 +362,16 @@ JobFolders job_folders(const std::string &job_dir, const Settings &s) {
 // (stress_together): everything before them passed, and the row's reason says what.
 const char *const kStressPending = "stress-pending";
 
-// The arguments of a lab's stress run: its declared (or --stress-schedules) count and stress_args.
+// How many stress schedules a lab runs: --stress N, or its declaration's.
+unsigned stress_schedules(const Recipe &recipe, const Settings &s) {
+    return s.stress_schedules ? s.stress_schedules : recipe.declaration.stress_schedules;
+}
+
+// The arguments of a lab's stress run: its schedules and its stress_args.
 std::vector<std::string> stress_line(const Recipe &recipe, const Settings &s) {
-    const synclab::Declaration &d = recipe.declaration;
-    const unsigned n = s.stress_schedules ? s.stress_schedules : d.stress_schedules;
-    std::vector<std::string> args{"--stress", std::to_string(n)};
-    args.insert(args.end(), d.stress_args.begin(), d.stress_args.end());
+    std::vector<std::string> args{"--stress", std::to_string(stress_schedules(recipe, s))};
+    const synclab::Args &more = recipe.declaration.stress_args;
+    args.insert(args.end(), more.begin(), more.end());
     return args;
 }
 
@@ -380,10 +384,9 @@ std::tuple<std::string, std::string, std::string> stress_grade(const Recipe &rec
                                                                const std::string &kernels_dir) {
     const synclab::Declaration &d = recipe.declaration;
     const auto &v = st.verdict;
-    if (ran_right(st)) {
-        const unsigned n = s.stress_schedules ? s.stress_schedules : d.stress_schedules;
-        return {"pass", "pass", passed + "; " + std::to_string(n) + " stress schedule(s) right"};
-    }
+    if (ran_right(st))
+        return {"pass", "pass",
+                passed + "; " + std::to_string(stress_schedules(recipe, s)) + " stress schedule(s) right"};
     auto [kind, why] = classify(st, copy, s.timeout_s);
     if (kind.empty()) std::tie(kind, why) = std::pair<std::string, std::string>("error", "the stress run failed");
     if (v.schedule.empty()) return {"fail", kind, "under stress: " + why};
