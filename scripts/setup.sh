@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 # python3-jsonschema: the tests check the grading platforms' results against their schemas.
 packages=(cmake g++ make ocl-icd-opencl-dev opencl-clhpp-headers opencl-c-headers pocl-opencl-icd
-          doctest-dev libcxxopts-dev oclgrind liboclgrind-dev llvm-14-dev clinfo bubblewrap gnuplot-nox
+          doctest-dev libcxxopts-dev oclgrind liboclgrind-dev llvm-14-dev clang-14 clinfo bubblewrap gnuplot-nox
           libclblast-dev python3-jsonschema)
 missing=()
 for p in "${packages[@]}"; do

@@ -7,7 +7,7 @@
 
 #include "synclab/device.hpp"
 #include "synclab/oclgrind.hpp"
-#include "grade/process.hpp"
+#include "synclab/process.hpp"
 
 namespace test {
 

@@ -9,6 +9,7 @@
 #include <numeric>
 #include <optional>
 
+#include "synclab/program_text.hpp"
 #include "synclab/reference.hpp"
 #include "synclab/subgroups.hpp"
 
@@ -73,14 +74,6 @@ uint32_t expensive(uint32_t v, int iters) {
 
 bool has_word(const std::string &list, const std::string &word) {
     return (" " + list + " ").find(" " + word + " ") != std::string::npos;
-}
-
-// The -cl-std for OpenCL C 2.0's atomics and work-group functions; "" on an OpenCL 1.x device.
-std::string c2_std(const DeviceInfo &dev) {
-    const std::string v = dev.device.getInfo<CL_DEVICE_VERSION>();  // "OpenCL 3.0 ..."
-    if (v.rfind("OpenCL 2.", 0) == 0) return "-cl-std=CL2.0";
-    if (v.rfind("OpenCL 3.", 0) == 0) return "-cl-std=CL3.0";
-    return "";
 }
 
 // What this device lacks for a variant of the OpenCL 2.0 build, "" for nothing. Both are core in
@@ -162,7 +155,7 @@ Builds build(Lab &lab, const Setup &s, const std::string &defines) {
     }
     // The OpenCL 2.0 build, where the device says it has what the kernel needs. A build error
     // there is the kernel file's (exit 2); a kernel its feature macros leave out is skipped.
-    b.c2_std = c2_std(dev);
+    b.c2_std = synclab::c11_std(dev.device);
     std::vector<std::string> c2;
     for (const std::string v : {"lock_c11", "syncreduce_builtin"}) {
         if (!wants(v)) continue;

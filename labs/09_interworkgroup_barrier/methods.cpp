@@ -4,17 +4,9 @@
 #include <cstdio>
 #include <map>
 
-namespace synclab {
+#include "synclab/program_text.hpp"
 
-namespace {
-// The -cl-std a device's OpenCL version allows for C11 atomics, or "" for none.
-std::string c11_std(const DeviceInfo &dev) {
-    const std::string v = dev.device.getInfo<CL_DEVICE_VERSION>();  // "OpenCL 3.0 ..."
-    if (v.rfind("OpenCL 2.", 0) == 0) return "-cl-std=CL2.0";
-    if (v.rfind("OpenCL 3.", 0) == 0) return "-cl-std=CL3.0";
-    return "";
-}
-}  // namespace
+namespace synclab {
 
 Methods::Methods(Lab &lab, const Workload &w) {
     const cl::Program program = lab.program();
@@ -24,7 +16,7 @@ Methods::Methods(Lab &lab, const Workload &w) {
         Method m{v, v, lab.kernel_name(v), "", How::InKernel, v == "discovered", {}, ""};
         m.label = m.kernel_name + " (" + v + ")";
         if (v == "c11") {
-            const std::string std = c11_std(lab.env.info);
+            const std::string std = synclab::c11_std(lab.env.info.device);
             cl_int err = CL_SUCCESS;
             if (std.empty()) {
                 m.skipped = "an OpenCL 1.x device: no C11 atomics";

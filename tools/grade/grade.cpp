@@ -15,7 +15,7 @@
 #include <tuple>
 #include <unistd.h>
 
-#include "process.hpp"
+#include "synclab/process.hpp"
 #include "synclab/oclgrind.hpp"
 #include "synclab/stress.hpp"
 #include "synclab/verdict.hpp"
@@ -132,6 +132,8 @@ std::pair<std::string, std::string> classify(const Run &run, const std::string &
     if (v.kind == "verified") return {"", ""};
     if (v.kind == "timeout") return {"timeout", hang_reason(timeout_s)};  // its watchdog: --timeout
     if (v.kind == "crash") return {"crash", "crashed on the device: " + message};
+    if (v.kind == "refused")
+        return {"refused", (v.where.empty() ? "" : relative(v.where, kernels_dir) + ": ") + message};
     if (v.kind == "compile-error")
         return {"compile-error", "does not compile: " +
                                      (v.where.empty() ? "" : relative(v.where, kernels_dir) + ": ") +
@@ -148,6 +150,7 @@ std::pair<std::string, std::string> classify(const Run &run, const std::string &
 }
 
 void note_run(Result &r, const Run &run, const std::string &title) {
+    r.profiles_differ.insert(run.verdict.profiles_differ.begin(), run.verdict.profiles_differ.end());
     r.details += title + ": " + join([&] {
                      std::vector<std::string> q;
                      for (const auto &a : run.argv) q.push_back(quote(a));
@@ -348,7 +351,7 @@ JobFolders job_folders(const std::string &job_dir, const Settings &s) {
     fs::create_directories(j.cache, ec);
     j.env = {{"TMPDIR", j.tmp}, {"HOME", j.tmp}, {"POCL_CACHE_DIR", j.cache},
              {"XDG_CACHE_HOME", j.cache}, {"SYNCLAB_KERNELS", ""}, {"OCLGRIND_LOG", ""},
-             {"OCL_ICD_VENDORS", s.icd_vendors}};
+             {"OCL_ICD_VENDORS", s.icd_vendors}, {"SYNCLAB_PROFILE", s.profile}};
     // The labs (and their modules), and the user's own OpenCL vendor folder when there is one.
     j.readable = {s.bin_dir};
     // hbcheck's plugin, which the labs find beside them (bin/../lib).
@@ -1203,11 +1206,44 @@ void stress_together(const std::vector<const Recipe *> &recipes, std::vector<Res
     clear_folder(job_dir);
 }
 
+// A lab whose program text differs under another profile is graded under that one too, every
+// check on that text: it passes only where it passes under each.
+Result judge_other_profiles(Result r, const Recipe &recipe, const std::string &student,
+                            const std::string &kernels_dir, const Settings &s,
+                            const volatile int *stop, const std::string &job_dir) {
+    std::set<std::string> judged{s.profile};
+    while (r.passed() && !*stop) {
+        const auto next = std::find_if(r.profiles_differ.begin(), r.profiles_differ.end(),
+                                       [&](const std::string &p) { return !judged.count(p); });
+        const synclab::Profile *profile = next == r.profiles_differ.end() ? nullptr : synclab::find_profile(*next);
+        if (!profile) break;
+        judged.insert(profile->name);
+        Settings other = s;
+        other.profile = profile->name;
+        const Result o = grade_one(recipe, student, kernels_dir, other, stop, job_dir, nullptr);
+        const std::string under = "with the macros of " + profile->says;
+        r.seconds += o.seconds;
+        r.details += "\n" + under + ", where the program text differs:\n" + o.details;
+        r.profiles_differ.insert(o.profiles_differ.begin(), o.profiles_differ.end());
+        if (o.grade.empty()) {  // stopped: unfinished
+            r.grade = r.kind = r.reason = "";
+        } else if (!o.passed()) {
+            r.grade = o.grade;
+            r.kind = o.kind;
+            r.reason = under + " (the text differs there): " + o.reason;
+        } else {
+            r.reason += "; " + under + " (the text differs there): passed too";
+        }
+    }
+    return r;
+}
+
 }  // namespace
 
 Result grade_lab(const Recipe &recipe, const std::string &student, const std::string &kernels_dir,
                  const Settings &s, const volatile int *stop, const std::string &job_dir) {
-    return grade_one(recipe, student, kernels_dir, s, stop, job_dir, nullptr);
+    return judge_other_profiles(grade_one(recipe, student, kernels_dir, s, stop, job_dir, nullptr),
+                                recipe, student, kernels_dir, s, stop, job_dir);
 }
 
 std::vector<Result> grade_labs(const std::vector<const Recipe *> &recipes, const std::string &student,
@@ -1264,6 +1300,8 @@ std::vector<Result> grade_labs(const std::vector<const Recipe *> &recipes, const
         out.push_back(grade_one(*recipes[i], student, kernels_dir, s, stop, job_dir,
                                 shared[i] ? &*shared[i] : nullptr, together[i]));
     stress_together(recipes, out, stress_files, kernels_dir, s, stop, job_dir);
+    for (std::size_t i = 0; i < recipes.size(); ++i)
+        out[i] = judge_other_profiles(out[i], *recipes[i], student, kernels_dir, s, stop, job_dir);
     return out;
 }
 

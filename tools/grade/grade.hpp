@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "labs.hpp"
+#include "synclab/program_text.hpp"
 #include "sandbox.hpp"
 
 namespace grade {
@@ -26,6 +27,9 @@ struct Result {
     std::string details;       // commands run and their output (the JUnit report's body)
     double seconds = 0;
     bool kept = false;         // read back from the gradebook (--resume), not graded now
+    // Profiles under which a child's program text differed (synclab/program_text.hpp): the lab
+    // is judged under each of them too.
+    std::set<std::string> profiles_differ;
     bool passed() const { return grade == "pass"; }
 };
 
@@ -83,6 +87,9 @@ struct Settings {
     // runs on the one device.
     std::string runner;
     std::set<std::string> runner_labs;
+    // The macros every child's program text is preprocessed with (SYNCLAB_PROFILE); a lab whose
+    // text differs under another profile is graded under that one too.
+    std::string profile = synclab::profiles().front().name;
 };
 
 // Grades `recipe` for the submission whose kernel files are in `kernels_dir` (absolute), using

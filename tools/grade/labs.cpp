@@ -5,7 +5,7 @@
 #include <regex>
 #include <unistd.h>
 
-#include "process.hpp"
+#include "synclab/process.hpp"
 
 namespace fs = std::filesystem;
 

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "process.hpp"
+#include "synclab/process.hpp"
 
 namespace fs = std::filesystem;
 

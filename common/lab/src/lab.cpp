@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "synclab/program_text.hpp"
 #include "synclab/stress.hpp"
 #include "synclab/verdict.hpp"
 
@@ -46,11 +47,17 @@ Lab::Lab(const Declaration &d, Options o)
 }
 
 cl::Program Lab::program(const std::string &options) const {
-    if (!stress_seed_)
-        return build_program(env.context, env.info.device, decl.kernel_file(), opt.kernels, options);
     // A stress run's time is its delays, not its code: unoptimised, the build takes less time.
-    return build_program(env.context, env.info.device, decl.kernel_file(), opt.kernels,
-                         options + " -cl-opt-disable", stress_prelude());
+    const std::string built = stress_seed_ ? options + " -cl-opt-disable" : options;
+    const std::string prelude = stress_seed_ ? stress_prelude() : "";
+    const Profile *profile = active_profile();
+    if (!profile)  // a student's own run: the file as it is
+        return build_program(env.context, env.info.device, decl.kernel_file(), opt.kernels, built, prelude);
+    // A graded run: the one program text every check builds, its instrumentation added after.
+    const std::string path = find_kernel_file(decl.kernel_file(), opt.kernels);
+    const std::string text = program_text(path, options, *profile, decl.local_limit);
+    note_other_profiles(path, options, text);
+    return build_program_text(env.context, env.info.device, path, text, built, prelude);
 }
 
 void Lab::stress_schedule(std::uint64_t s) {
@@ -451,6 +458,10 @@ int guarded_main(const char *program, const std::function<int()> &body) {
         const int rc = body();
         verdict::result(rc, rc == kOk ? "verified" : rc == kWrong ? "wrong" : "usage", "", "");
         return rc;
+    } catch (const RefusedSource &e) {
+        std::cerr << program << ": " << e.what() << "\n";
+        verdict::result(kUsage, "refused", e.where, e.first_error);
+        return kUsage;
     } catch (const BuildError &e) {
         std::cerr << program << ": " << e.what() << "\n";
         verdict::result(kUsage, "compile-error", e.where,

@@ -4,6 +4,8 @@
 #include <mutex>
 #include <sstream>
 
+#include "synclab/program_text.hpp"
+
 namespace synclab {
 
 std::string one_field(const std::string &s) {
@@ -32,6 +34,7 @@ bool open(const std::string &path) {
     if (file) std::fclose(file);
     file = std::fopen(path.c_str(), "w");
     finished = false;  // a new file takes a new result
+    forget_differing_profiles();  // what an earlier run of this process built is not this run's
     if (!file) return false;
     std::fputs("synclab-verdict\t1\n", file);
     std::fflush(file);
@@ -53,6 +56,7 @@ void finding(const std::string &variant, const std::string &kind, const std::str
 
 void result(int exit_code, const std::string &kind, const std::string &where,
             const std::string &message) {
+    for (const auto &p : differing_profiles()) line("profile-differs\t" + p);
     line("result\t" + std::to_string(exit_code) + "\t" + kind + "\t" +
          (where.empty() ? "-" : one_field(where)) + "\t" + one_field(message));
     std::lock_guard<std::mutex> lock(m);
@@ -82,6 +86,8 @@ VerdictRecord parse_verdict(const std::string &text) {
         else if (f[0] == "schedule" && f.size() == 2 && !f[1].empty() && f[1].size() < 20 &&
                  f[1].find_first_not_of("0123456789") == std::string::npos)
             r.schedule = f[1];
+        else if (f[0] == "profile-differs" && f.size() == 2 && !r.finished)
+            r.profiles_differ.push_back(f[1]);
         else if (f[0] == "variant" && f.size() == 4) r.variants.push_back({f[1], f[2], f[3]});
         else if (f[0] == "finding" && f.size() == 5 && !r.finished)
             r.findings.push_back({f[1], f[2], f[3] == "-" ? "" : f[3], f[4]});

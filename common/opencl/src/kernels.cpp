@@ -156,8 +156,31 @@ static std::string known_cause(const std::string &source, int line) {
     return "";
 }
 
+// Where line `n` of `text` comes from by its #line directives, "" before any.
+static std::string line_origin(const std::string &text, int n) {
+    static const std::regex directive(R"re(^\s*#\s*line\s+(\d+)\s+"((?:[^"\\]|\\.)*)")re");
+    std::istringstream in(text);
+    std::string file;
+    long next = 0;
+    int physical = 0;
+    for (std::string l; std::getline(in, l) && ++physical <= n;) {
+        std::smatch m;
+        if (std::regex_search(l, m, directive)) {
+            file = m[2];
+            next = std::stol(m[1]);
+        } else if (physical == n) {
+            return file.empty() ? "" : file + ":" + std::to_string(next);
+        } else {
+            ++next;
+        }
+    }
+    return "";
+}
+
+// `original`: the file's own text behind its #line directive, for hints read from its lines.
 static cl::Program build(const cl::Context &ctx, const cl::Device &dev, const std::string &source,
-                         const std::string &shown, const std::string &options) {
+                         const std::string &shown, const std::string &options,
+                         const std::string &original) {
     // A shared context keeps what was built in it: the same text with the same options is the
     // same program. (Another context would be kept alive by its programs.)
     using Key = std::tuple<cl_context, cl_device_id, std::string, std::string>;
@@ -177,13 +200,14 @@ static cl::Program build(const cl::Context &ctx, const cl::Device &dev, const st
         if (e.err() != CL_BUILD_PROGRAM_FAILURE && e.err() != CL_COMPILE_PROGRAM_FAILURE) throw;
         std::string log = prog.getBuildInfo<CL_PROGRAM_BUILD_LOG>(dev);
         while (!log.empty() && (log.back() == '\n' || log.back() == ' ')) log.pop_back();
-        // Oclgrind's compiler ignores the #line directive and says input.cl, one line late.
+        // Oclgrind's compiler ignores #line directives and says input.cl: the text's own line.
         static const std::regex unnamed(R"(input\.cl:(\d+):)");
         std::string fixed;
         auto it = log.cbegin();
         for (std::sregex_iterator m(log.begin(), log.end(), unnamed), end; m != end; ++m) {
             fixed.append(it, (*m)[0].first);
-            fixed += shown + ":" + std::to_string(std::max(1, std::stoi((*m)[1]) - 1)) + ":";
+            const std::string from = line_origin(source, std::stoi((*m)[1]));
+            fixed += (from.empty() ? shown + ":" + (*m)[1].str() : from) + ":";
             it = (*m)[0].second;
         }
         fixed.append(it, log.cend());
@@ -202,7 +226,7 @@ static cl::Program build(const cl::Context &ctx, const cl::Device &dev, const st
             where = m[1].str() + ":" + m[2].str();
             what = std::regex_replace(m[3].str(), count, "");
             if (m[1].str() == shown) {
-                const std::string hint = known_cause(source, std::stoi(m[2].str()));
+                const std::string hint = known_cause(original, std::stoi(m[2].str()));
                 if (!hint.empty()) what += " (" + hint + ")";
             }
         }
@@ -224,12 +248,20 @@ cl::Program build_program(const cl::Context &ctx, const cl::Device &dev, const s
                           const std::string &dir, const std::string &options,
                           const std::string &prelude) {
     const std::string path = find_kernel_file(file, dir);
-    return build(ctx, dev, prelude + read_with_line_directive(path), display_path(path), options);
+    const std::string text = read_with_line_directive(path);
+    return build(ctx, dev, prelude + text, display_path(path), options, text);
+}
+
+cl::Program build_program_text(const cl::Context &ctx, const cl::Device &dev, const std::string &path,
+                               const std::string &text, const std::string &options,
+                               const std::string &prelude) {
+    return build(ctx, dev, prelude + text, display_path(path), options, read_with_line_directive(path));
 }
 
 cl::Program build_source(const cl::Context &ctx, const cl::Device &dev, const std::string &source,
                          const std::string &name) {
-    return build(ctx, dev, "#line 1 \"" + name + "\"\n" + source, name, "");
+    const std::string text = "#line 1 \"" + name + "\"\n" + source;
+    return build(ctx, dev, text, name, "", text);
 }
 
 WorkGroupFit work_group_fit(std::size_t wg, std::size_t device_max, std::size_t kernel_reported) {

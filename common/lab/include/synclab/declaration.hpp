@@ -8,6 +8,8 @@
 
 #include <cxxopts.hpp>
 
+#include "synclab/program_text.hpp"  // kLocalLimit
+
 namespace synclab {
 
 struct Variant {
@@ -59,6 +61,9 @@ struct Declaration {
     // (`--warm-up`: the stress build, run once with no delays, for POCL's cache): the least work
     // that still launches every kernel a schedule launches, at the same work-group sizes.
     Args stress_warm_up = {};
+    // The most bytes of __local arrays one kernel may declare, used or not: a graded build over
+    // it fails (synclab/program_text.hpp). What real GPUs give a work-group, unless the lab says.
+    std::size_t local_limit = kLocalLimit;
     // The lab's weight in a score (Gradescope, PrairieLearn): points for a pass, 0 for anything
     // else. An instructor reweights without code: synclab-grade --points 09=3.
     unsigned points = 1;

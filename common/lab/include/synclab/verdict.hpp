@@ -6,8 +6,9 @@
 //   schedule <n>           --stress: the seed of the schedule that failed
 //   variant <name> <verified|wrong|skipped> <detail>
 //   finding <variant> <kind> <file:line or -> <one-line message>   (Oclgrind's, on Oclgrind)
+//   profile-differs <profile>  a build's text differs under that profile (program_text.hpp)
 //   result <exit code> <kind> <file:line or -> <one-line message>
-// result kind: verified, wrong, compile-error, usage, unsupported, crash, timeout, error.
+// result kind: verified, wrong, compile-error, refused (reads a file not handed in), usage, unsupported, crash, timeout, error.
 // finding kind: data-race, memory-model (hbcheck), barrier-divergence, out-of-bounds, uninitialized;
 // variant "-" when no variant ran the kernel; "not-checked" (never failing) names a check that
 // could not run (hbcheck not built). Every finding comes before the result.
@@ -36,6 +37,7 @@ struct VerdictRecord {
     std::string schedule;  // --stress: the failing schedule's seed ("" when none failed)
     std::vector<VariantVerdict> variants;
     std::vector<FindingRecord> findings;
+    std::vector<std::string> profiles_differ;  // profile-differs: judge the lab under each too
     bool finished = false;  // a result line was read
     int exit_code = -1;
     std::string kind, where, message;

@@ -26,6 +26,12 @@ struct BuildError : UsageError {
     std::string where, first_error, log;
 };
 
+// A kernel file that reads what it may not (an #include of a file not handed in beside it):
+// never built; the verdict's kind is "refused".
+struct RefusedSource : BuildError {
+    using BuildError::BuildError;
+};
+
 // What this device cannot run (a variant that needs sub-groups): exit 2, said as such.
 struct Unsupported : UsageError {
     using UsageError::UsageError;

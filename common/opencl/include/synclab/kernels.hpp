@@ -30,6 +30,12 @@ cl::Program build_program(const cl::Context &ctx, const cl::Device &dev, const s
                           const std::string &dir, const std::string &options = "",
                           const std::string &prelude = "");
 
+// As build_program, for the kernel file at `path` (found as above) built as `text`: the graded
+// program text (synclab/program_text.hpp), whose #line directives name the file's lines.
+cl::Program build_program_text(const cl::Context &ctx, const cl::Device &dev, const std::string &path,
+                               const std::string &text, const std::string &options = "",
+                               const std::string &prelude = "");
+
 // Builds an in-memory source (the project's own helper kernels).
 cl::Program build_source(const cl::Context &ctx, const cl::Device &dev, const std::string &source,
                          const std::string &name);

@@ -1,4 +1,4 @@
-// For the grader and the tests: running a program as a child with a bound on its time.
+// For the grader, the tests and the labs' program text (its preprocessor): running a program as a child with a bound on its time.
 #pragma once
 #include <map>
 #include <string>

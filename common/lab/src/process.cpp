@@ -1,4 +1,4 @@
-#include "process.hpp"
+#include "synclab/process.hpp"
 
 #include <algorithm>
 #include <cerrno>

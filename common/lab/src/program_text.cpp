@@ -1,0 +1,471 @@
+#include "synclab/program_text.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cmath>
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <tuple>
+#include <unistd.h>
+
+#include "synclab/errors.hpp"
+#include "synclab/kernels.hpp"
+#include "synclab/process.hpp"
+
+#ifndef SYNCLAB_CLANG
+#define SYNCLAB_CLANG "/usr/bin/clang-14"
+#endif
+
+namespace fs = std::filesystem;
+
+namespace synclab {
+
+namespace {
+
+// OpenCL 1.2's common extensions: every profile has them.
+const std::vector<std::string> kBaseExtensions{
+    "cl_khr_byte_addressable_store",      "cl_khr_global_int32_base_atomics",
+    "cl_khr_global_int32_extended_atomics", "cl_khr_local_int32_base_atomics",
+    "cl_khr_local_int32_extended_atomics", "cl_khr_int64_base_atomics",
+    "cl_khr_int64_extended_atomics",      "cl_khr_fp64"};
+
+std::vector<std::string> with(std::vector<std::string> v, const std::vector<std::string> &more) {
+    v.insert(v.end(), more.begin(), more.end());
+    return v;
+}
+
+}  // namespace
+
+const std::vector<Profile> &profiles() {
+    // POCL 3.1's CPU device: its extensions and OpenCL C 3.0 features as clinfo lists them.
+    static const std::vector<Profile> all{
+        {"opencl-3.0", "OpenCL 3.0 (POCL on a CPU)", 300, with(kBaseExtensions, {"cl_khr_3d_image_writes"}),
+         {"__opencl_c_3d_image_writes", "__opencl_c_images", "__opencl_c_atomic_order_acq_rel",
+          "__opencl_c_atomic_order_seq_cst", "__opencl_c_atomic_scope_device",
+          "__opencl_c_read_write_images", "__opencl_c_int64", "__opencl_c_fp64"}},
+        {"opencl-1.2", "OpenCL 1.2 (Oclgrind 21.10, NVIDIA's driver)", 120, kBaseExtensions, {}},
+    };
+    return all;
+}
+
+const Profile *find_profile(const std::string &name) {
+    for (const auto &p : profiles())
+        if (p.name == name) return &p;
+    return nullptr;
+}
+
+const Profile *active_profile() {
+    const char *name = std::getenv("SYNCLAB_PROFILE");
+    if (!name || !*name) return nullptr;
+    if (const Profile *p = find_profile(name)) return p;
+    std::string names;
+    for (const auto &p : profiles()) names += (names.empty() ? "" : ", ") + p.name;
+    throw UsageError(std::string("SYNCLAB_PROFILE=") + name + " names no profile: use one of " + names);
+}
+
+namespace {
+
+// What a build's options say to the preprocessor.
+struct BuildOptions {
+    int c_version = 120;  // -cl-std, else OpenCL C 1.2 (what every device builds by default)
+    std::vector<std::string> defines;  // -D and -U, as clang takes them
+};
+
+BuildOptions parse_options(const std::string &options) {
+    BuildOptions b;
+    std::istringstream in(options);
+    std::vector<std::string> words;
+    for (std::string w; in >> w;) words.push_back(w);
+    for (std::size_t i = 0; i < words.size(); ++i) {
+        const std::string &w = words[i];
+        if ((w == "-D" || w == "-U") && i + 1 < words.size()) {
+            b.defines.push_back(w + words[++i]);
+        } else if (w.rfind("-D", 0) == 0 || w.rfind("-U", 0) == 0) {
+            b.defines.push_back(w);
+        } else if (w.rfind("-cl-std=CL", 0) == 0) {
+            const std::string v = w.substr(10);  // "2.0"
+            b.c_version = static_cast<int>(std::atof(v.c_str()) * 100 + 0.5);
+        } else if (w == "-cl-fast-relaxed-math") {
+            b.defines.push_back("-D__FAST_RELAXED_MATH__=1");
+        }
+    }
+    return b;
+}
+
+std::string clang_path() {
+    const char *env = std::getenv("SYNCLAB_CLANG");
+    return env && *env ? env : SYNCLAB_CLANG;
+}
+
+// clang's arguments for the profile's macros and nothing else: no predefined macro of clang's
+// own, no header, no system include folder.
+std::vector<std::string> macro_arguments(const Profile &p, const BuildOptions &b) {
+    const int c = b.c_version;
+    std::vector<std::string> a{"-x", "cl", "-undef", "-nostdinc", "-cl-no-stdinc",
+                               "-cl-std=CL" + std::to_string(c / 100) + "." + std::to_string(c / 10 % 10)};
+    a.push_back("-D__OPENCL_VERSION__=" + std::to_string(p.version));
+    for (int v : {200, 210, 220, 300})
+        if (v > p.version) a.push_back("-UCL_VERSION_" + std::to_string(v / 100) + "_" + std::to_string(v / 10 % 10));
+    a.push_back("-D__IMAGE_SUPPORT__=1");
+    for (const char *clangs : {"__GCC_HAVE_DWARF2_CFI_ASM", "__STDC_HOSTED__", "__STDC_UTF_16__",
+                               "__STDC_UTF_32__"})
+        a.push_back(std::string("-U") + clangs);
+    for (const auto &e : p.extensions) a.push_back("-D" + e + "=1");
+    if (c >= 300)
+        for (const auto &f : p.features) a.push_back("-D" + f + "=1");
+    a.insert(a.end(), b.defines.begin(), b.defines.end());
+    return a;
+}
+
+ProcessResult run_clang(std::vector<std::string> args) {
+    args.insert(args.begin(), clang_path());
+    if (access(args.front().c_str(), X_OK) != 0)
+        throw UsageError("graded runs preprocess kernels with clang, and " + args.front() +
+                         " is missing: install clang-14 (sudo apt-get install clang-14) or set "
+                         "SYNCLAB_CLANG");
+    ProcessLimits limits;
+    limits.timeout_s = 60;
+    limits.max_output = 16 << 20;
+    return run_process(args, {{"LC_ALL", "C"}}, limits);
+}
+
+// The first error clang wrote, as a BuildError naming file:line.
+BuildError first_error(const std::string &err, const std::string &fallback) {
+    static const std::regex error(R"(^(.+?):(\d+):\d+: (?:fatal )?error: (.*)$)");
+    std::istringstream in(err);
+    for (std::string l; std::getline(in, l);) {
+        std::smatch m;
+        if (!std::regex_match(l, m, error)) continue;
+        const std::string where = m[1].str() + ":" + m[2].str();
+        return BuildError(where + ": error: " + m[3].str(), where, m[3].str(), "");
+    }
+    return BuildError(fallback, "", fallback, "");
+}
+
+// Whether `name` (as an #include names it, from a file in `from`) is a file directly in `folder`.
+bool beside(const std::string &name, const fs::path &folder, const fs::path &from) {
+    std::error_code ec;
+    const fs::path p = fs::path(name).is_absolute() ? fs::path(name) : fs::absolute(from / name, ec);
+    const fs::path rel = fs::weakly_canonical(p, ec).lexically_relative(folder);
+    return !ec && !rel.empty() && rel.is_relative() && *rel.begin() != ".." && rel.parent_path().empty();
+}
+
+// Every file clang opened (-H), each one a file handed in beside the kernel, or the refusal.
+void check_included(const std::string &err, const std::string &shown, const fs::path &folder) {
+    static const std::regex opened(R"(^\.+ (.*)$)");
+    std::istringstream in(err);
+    for (std::string l; std::getline(in, l);) {
+        std::smatch m;
+        if (!std::regex_match(l, m, opened)) continue;
+        if (beside(m[1].str(), folder, "")) continue;
+        const std::string what = shown + ": error: #include of " + m[1].str() +
+                                 " is refused: a kernel may include only a file handed in beside it";
+        throw RefusedSource(what, shown, "#include of " + m[1].str() + " is refused: a kernel may include only a file handed in beside it", "");
+    }
+}
+
+bool keep_reserved(const std::string &id) {
+    static const std::set<std::string> keywords{
+        "__kernel", "__global", "__local", "__constant", "__private", "__generic", "__read_only",
+        "__write_only", "__read_write", "__attribute__", "__restrict", "__inline", "__const",
+        "__volatile", "__signed", "__alignof__", "__typeof__"};
+    return keywords.count(id) || id.rfind("__builtin_", 0) == 0 || id.rfind("__opencl_c_", 0) == 0;
+}
+
+bool starts_nocase(const std::string &id, const char *prefix) {
+    for (std::size_t i = 0; prefix[i]; ++i)
+        if (i >= id.size() || std::tolower(static_cast<unsigned char>(id[i])) != prefix[i]) return false;
+    return true;
+}
+
+// An identifier some compiler may define as a macro of its own, or the grader's machinery may:
+// reserved names, an implementation's or the grader's prefix, extension names.
+bool implementation_name(const std::string &id) {
+    if (id == "defined") return false;
+    if (id.size() > 1 && id[0] == '_' && (id[1] == '_' || std::isupper(static_cast<unsigned char>(id[1]))))
+        return !keep_reserved(id);
+    for (const char *prefix : {"pocl", "synclab", "cl_", "oclgrind", "nv_", "amd_", "intel_"})
+        if (starts_nocase(id, prefix)) return true;
+    return id == "linux" || id == "unix" || id == "i386" || id.rfind("FP_FAST_FMA", 0) == 0;
+}
+
+// clang -E's output as program text: line markers as #line directives, and #undef first for
+// every identifier left that a compiler could still expand.
+std::string as_program(const std::string &pre) {
+    std::string body;
+    std::set<std::string> hidden;
+    static const std::regex marker(R"re(^# (\d+) ("(?:[^"\\]|\\.)*")(.*)$)re");
+    bool builtin = false;
+    std::istringstream in(pre);
+    for (std::string l; std::getline(in, l);) {
+        std::smatch m;
+        if (std::regex_match(l, m, marker)) {
+            builtin = m[2].str().rfind("\"<", 0) == 0;
+            if (!builtin) body += "#line " + m[1].str() + " " + m[2].str() + "\n";
+            continue;
+        }
+        if (builtin) continue;
+        if (l.rfind("#", 0) != 0) {  // code: its identifiers, outside literals
+            char quote = 0;
+            for (std::size_t i = 0; i < l.size(); ++i) {
+                const char c = l[i];
+                if (quote) {
+                    if (c == '\\') ++i;
+                    else if (c == quote) quote = 0;
+                } else if (c == '"' || c == '\'') {
+                    quote = c;
+                } else if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+                    std::size_t j = i;
+                    while (j < l.size() && (std::isalnum(static_cast<unsigned char>(l[j])) || l[j] == '_')) ++j;
+                    const bool number = i > 0 && (std::isdigit(static_cast<unsigned char>(l[i - 1])) || l[i - 1] == '.');
+                    const std::string id = l.substr(i, j - i);
+                    if (!number && implementation_name(id)) hidden.insert(id);
+                    i = j - 1;
+                }
+            }
+        }
+        body += l + "\n";
+    }
+    std::string head;
+    for (const auto &id : hidden) head += "#undef " + id + "\n";
+    return head + body;
+}
+
+// The bytes of an LLVM IR type, with its alignment (spir64: natural alignment, 8-byte pointers),
+// saturating far above any limit.
+struct Layout {
+    long double bytes = 0, align = 1;
+};
+
+Layout layout_of(const std::string &t, std::size_t &at, const std::map<std::string, std::string> &structs);
+
+Layout layout_of_struct(const std::string &body, const std::map<std::string, std::string> &structs) {
+    // "{ i32, double }" or "<{ ... }>" (packed)
+    const bool packed = body.rfind("<{", 0) == 0;
+    std::size_t at = packed ? 2 : 1;
+    Layout s;
+    while (at < body.size()) {
+        while (at < body.size() && (body[at] == ' ' || body[at] == ',')) ++at;
+        if (at >= body.size() || body[at] == '}') break;
+        const Layout f = layout_of(body, at, structs);
+        const long double a = packed ? 1 : f.align;
+        s.bytes = std::ceil(s.bytes / a) * a + f.bytes;
+        s.align = std::max(s.align, a);
+    }
+    s.bytes = std::ceil(s.bytes / s.align) * s.align;
+    return s;
+}
+
+Layout layout_of(const std::string &t, std::size_t &at, const std::map<std::string, std::string> &structs) {
+    Layout l;
+    auto number = [&] {
+        std::size_t end = at;
+        while (end < t.size() && std::isdigit(static_cast<unsigned char>(t[end]))) ++end;
+        const long double n = std::strtold(t.substr(at, end - at).c_str(), nullptr);
+        at = end;
+        return n;
+    };
+    if (t[at] == '[' || t[at] == '<') {  // [N x T], <N x T>
+        const bool vector = t[at] == '<';
+        ++at;
+        const long double n = number();
+        at += 3;  // " x "
+        const Layout e = layout_of(t, at, structs);
+        ++at;  // ']' or '>'
+        if (vector) {
+            long double p = 1;
+            while (p < n * e.bytes) p *= 2;  // a 3-vector takes 4 elements' room
+            l = {p, p};
+        } else {
+            l = {n * e.bytes, e.align};
+        }
+    } else if (t[at] == '%') {
+        std::size_t end = at + 1;
+        while (end < t.size() && t[end] != ',' && t[end] != ' ' && t[end] != ']' && t[end] != '}' && t[end] != '>' && t[end] != '*') ++end;
+        const auto it = structs.find(t.substr(at, end - at));
+        at = end;
+        if (it != structs.end()) l = layout_of_struct(it->second, structs);
+    } else if (t[at] == '{' || t.compare(at, 2, "<{") == 0) {
+        int depth = 0;
+        const std::size_t from = at;
+        do {
+            if (t[at] == '{') ++depth;
+            if (t[at] == '}') --depth;
+            ++at;
+        } while (at < t.size() && depth);
+        if (at < t.size() && t[at] == '>') ++at;
+        l = layout_of_struct(t.substr(from, at - from), structs);
+    } else {
+        std::size_t end = at;
+        while (end < t.size() && (std::isalnum(static_cast<unsigned char>(t[end])))) ++end;
+        const std::string s = t.substr(at, end - at);
+        at = end;
+        static const std::map<std::string, long double> sizes{
+            {"i1", 1}, {"i8", 1}, {"i16", 2}, {"i32", 4}, {"i64", 8}, {"half", 2},
+            {"float", 4}, {"double", 8}, {"ptr", 8}};
+        const auto it = sizes.find(s);
+        l.bytes = l.align = it == sizes.end() ? 8 : it->second;
+    }
+    // A pointer to anything: " addrspace(N)*" and stars.
+    std::size_t p = at;
+    if (t.compare(p, 11, " addrspace(") == 0) p = t.find(')', p) + 1;
+    if (p < t.size() && t[p] == '*') {
+        while (p < t.size() && t[p] == '*') ++p;
+        at = p;
+        l = {8, 8};
+    }
+    return l;
+}
+
+// Each kernel's __local arrays from the text's LLVM IR at -O0 (where none is dropped), against
+// the limit; the refusal names the largest array.
+void check_local_arrays(const std::string &text, const BuildOptions &b, const std::string &shown,
+                        std::size_t limit) {
+    char name[] = "/tmp/synclab-text-XXXXXX.cl";
+    if (const char *tmp = std::getenv("TMPDIR"); tmp && *tmp) {
+        const std::string n = std::string(tmp) + "/synclab-text-XXXXXX.cl";
+        if (n.size() < sizeof name) std::copy(n.begin(), n.end() + 1, name);
+    }
+    const int fd = mkstemps(name, 3);
+    if (fd < 0) return;
+    close(fd);
+    std::ofstream(name, std::ios::binary) << text;
+    const int c = b.c_version;
+    const ProcessResult ir = run_clang(
+        {"-x", "cl", "-cl-std=CL" + std::to_string(c / 100) + "." + std::to_string(c / 10 % 10),
+         "-Xclang", "-fdeclare-opencl-builtins", "-Xclang", "-finclude-default-header",
+         "-target", "spir64", "-O0", "-emit-llvm", "-S", "-w", "-o", "-", name});
+    unlink(name);
+    if (!ir.exited || ir.exit_code != 0) return;  // the device's build says what is wrong
+    std::map<std::string, std::string> structs;
+    static const std::regex type_def(R"(^(%[\w.]+) = type (.*)$)"),
+        local(R"(^@([\w$]+)\.([\w$.]+) = internal addrspace\(3\) global (.*?) (?:undef|zeroinitializer|poison))");
+    std::vector<std::smatch> arrays;
+    std::istringstream in(ir.out);
+    std::vector<std::string> lines;
+    for (std::string l; std::getline(in, l);) lines.push_back(l);
+    for (const auto &l : lines) {
+        std::smatch m;
+        if (std::regex_search(l, m, type_def)) structs[m[1]] = m[2];
+    }
+    std::map<std::string, std::pair<long double, std::pair<std::string, long double>>> per_kernel;
+    for (const auto &l : lines) {
+        std::smatch m;
+        if (!std::regex_search(l, m, local)) continue;
+        const std::string type = m[3];
+        std::size_t at = 0;
+        const long double bytes = layout_of(type, at, structs).bytes;
+        auto &k = per_kernel[m[1]];
+        k.first += bytes;
+        if (bytes >= k.second.second) k.second = {m[2], bytes};
+    }
+    for (const auto &[kernel, sum] : per_kernel) {
+        if (sum.first <= static_cast<long double>(limit)) continue;
+        auto text_of = [](long double v) {
+            std::ostringstream o;
+            o.precision(0);
+            o << std::fixed << v;
+            return o.str();
+        };
+        const std::string what = "kernel " + kernel + " declares " + text_of(sum.first) +
+                                 " bytes of __local arrays (the largest, " + sum.second.first + ", " +
+                                 text_of(sum.second.second) + " bytes), more than the " +
+                                 std::to_string(limit) + " a GPU gives a work-group: make them "
+                                 "smaller, or size them from get_local_size(0) through a __local argument";
+        throw BuildError(shown + ": error: " + what, shown, what, "");
+    }
+}
+
+std::string preprocess(const std::string &path, const BuildOptions &b, const Profile &p) {
+    const std::string shown = display_path(path);
+    std::vector<std::string> args = macro_arguments(p, b);
+    args.insert(args.end(), {"-E", "-H", "-fno-color-diagnostics", "-ferror-limit=1", shown});
+    const ProcessResult r = run_clang(args);
+    std::error_code ec;
+    const fs::path folder = fs::weakly_canonical(fs::absolute(path).parent_path(), ec);
+    check_included(r.err, shown, folder);
+    if (r.timed_out) throw BuildError(shown + ": error: preprocessing took over a minute", shown, "preprocessing took over a minute", "");
+    // A file outside the folder that is not there (or not visible in the sandbox) is refused
+    // all the same: whether it exists is no business of a kernel's.
+    static const std::regex missing(R"(^(.+?):(\d+):\d+: fatal error: '(.+)' file not found$)");
+    std::smatch m;
+    std::istringstream err(r.err);
+    for (std::string l; std::getline(err, l);)
+        if (std::regex_match(l, m, missing) && !beside(m[3], folder, fs::path(m[1].str()).parent_path()))
+            throw RefusedSource(m[1].str() + ":" + m[2].str() + ": error: #include of " + m[3].str() +
+                                    " is refused: a kernel may include only a file handed in beside it",
+                                m[1].str() + ":" + m[2].str(),
+                                "#include of " + m[3].str() + " is refused: a kernel may include only a file handed in beside it", "");
+    if (!r.exited || r.exit_code != 0 || r.dropped)
+        throw first_error(r.err, r.dropped ? shown + ": error: the preprocessed text is over 16 MiB"
+                                           : shown + ": error: the preprocessor failed (" + r.describe() + ")");
+    return as_program(r.out);
+}
+
+std::array<std::atomic<bool>, 8> differs{};
+
+}  // namespace
+
+std::string program_text(const std::string &path, const std::string &options, const Profile &profile,
+                         std::size_t local_limit) {
+    // A process builds the same file with the same options more than once (its cache of
+    // programs is keyed by the text): preprocess it once.
+    static std::mutex m;
+    static std::map<std::tuple<std::string, std::string, std::string, std::size_t>, std::string> done;
+    const auto key = std::make_tuple(path, options, profile.name, local_limit);
+    {
+        std::lock_guard<std::mutex> lock(m);
+        if (auto it = done.find(key); it != done.end()) return it->second;
+    }
+    const BuildOptions b = parse_options(options);
+    const std::string text = preprocess(path, b, profile);
+    check_local_arrays(text, b, display_path(path), local_limit);
+    std::lock_guard<std::mutex> lock(m);
+    return done.emplace(key, text).first->second;
+}
+
+void note_other_profiles(const std::string &path, const std::string &options, const std::string &text) {
+    const Profile *active = active_profile();
+    const BuildOptions b = parse_options(options);
+    // Each build's answer is kept: a process builds the same text again from its cache.
+    static std::mutex m;
+    static std::map<std::tuple<std::string, std::string, std::string>, std::vector<bool>> known;
+    std::lock_guard<std::mutex> lock(m);
+    auto &seen = known[{path, options, text}];
+    if (seen.empty())
+        for (const Profile &p : profiles())
+            // A profile that cannot build this OpenCL C never meets this build.
+            seen.push_back(&p != active && p.version >= b.c_version && preprocess(path, b, p) != text);
+    for (std::size_t i = 0; i < seen.size() && i < differs.size(); ++i)
+        if (seen[i]) differs[i] = true;
+}
+
+void forget_differing_profiles() {
+    for (auto &d : differs) d = false;
+}
+
+std::vector<std::string> differing_profiles() {
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < profiles().size() && i < differs.size(); ++i)
+        if (differs[i]) out.push_back(profiles()[i].name);
+    return out;
+}
+
+std::string c11_std(const cl::Device &dev) {
+    const std::string v = dev.getInfo<CL_DEVICE_VERSION>();  // "OpenCL 3.0 ..."
+    const Profile *p = active_profile();
+    if (p && p->version < 200) return "";
+    if (v.rfind("OpenCL 2.", 0) == 0) return "-cl-std=CL2.0";
+    if (v.rfind("OpenCL 3.", 0) == 0) return "-cl-std=CL3.0";
+    return "";
+}
+
+}  // namespace synclab
