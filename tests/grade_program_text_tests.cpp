@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "grade_support.hpp"
+#include "synclab/errors.hpp"
 #include "synclab/program_text.hpp"
 
 using namespace gradetest;
@@ -54,6 +55,73 @@ std::map<std::string, Row> rows_of(const std::string &csv) {
 }
 
 }  // namespace
+
+TEST_SUITE("unit") {
+
+TEST_CASE("the preprocessor decides what a kernel includes, however the directive is spelt") {
+    TempDir dir;
+    const synclab::Profile &profile = synclab::profiles().front();
+    const fs::path kernel = dir.path / "sub" / kLab01;
+    write(dir.path / "sub" / "helpers.cl", "#define HELPER 1\n");
+    write(dir.path / "secret.h", "#define SECRET 1\n");
+    auto text_of = [&](const std::string &src) {
+        write(kernel, src);
+        return synclab::program_text(kernel.string(), "", profile);
+    };
+    // Allowed: the submission's own files, directives that read nothing, text that only looks
+    // like an include.
+    for (const std::string &src : std::vector<std::string>
+         {"#include \"helpers.cl\"\nkernel void k() {}\n", "  #  include   \"helpers.cl\"  \n",
+          "#define N 4\n#pragma unroll\n#if N > 2\n#endif\n",
+          "// #include \"/etc/passwd\"\n/* #include <secret> */\n",
+          "constant char *s = \"#include \\\"/etc/passwd\\\"\";\n"}) {
+        CAPTURE(src);
+        CHECK_NOTHROW(text_of(src));
+    }
+    // Refused: every spelling that reaches a file outside the folder.
+    const std::string secret = (dir.path / "secret.h").string();
+    for (const std::string &src : std::vector<std::string>
+         {"#include \"" + secret + "\"\n", "\n#include \"../secret.h\"\n",
+          "#define F \"" + secret + "\"\n#include F\n", "#inc\\\nlude \"" + secret + "\"\n",
+          "#inc\\\f\nlude \"" + secret + "\"\n", "/**/#/**/include \"" + secret + "\"\n",
+          "%:include \"" + secret + "\"\n", "int x;\r#include \"" + secret + "\"\r",
+          "#warning /*\n#include \"" + secret + "\"\n#warning */\n", "\xef\xbb\xbf#include \"" + secret + "\"\n",
+          "#import \"" + secret + "\"\n", "#include \"/nonexistent/x.h\"\n"}) {
+        CAPTURE(src);
+        CHECK_THROWS_AS(text_of(src), synclab::RefusedSource);
+    }
+    // A header of its own that reaches outside is refused as well.
+    write(dir.path / "sub" / "helpers.cl", "#include \"../secret.h\"\n");
+    CHECK_THROWS_AS(text_of("#include \"helpers.cl\"\n"), synclab::RefusedSource);
+}
+
+TEST_CASE("a graded text keeps the student's lines and hides every implementation's macro") {
+    TempDir dir;
+    const fs::path kernel = dir.path / kLab01;
+    write(kernel, "#ifdef POCL_DEVICE_ADDRESS_BITS\nint pocl;\n#else\nint neutral;\n#endif\n"
+                  "int v = __OPENCL_VERSION__;\nint d = POCL_DEVICE_ADDRESS_BITS + __clang_major__;\n");
+    const synclab::Profile *p30 = synclab::find_profile("opencl-3.0");
+    const synclab::Profile *p12 = synclab::find_profile("opencl-1.2");
+    REQUIRE(p30);
+    REQUIRE(p12);
+    const std::string t30 = synclab::program_text(kernel.string(), "", *p30);
+    const std::string t12 = synclab::program_text(kernel.string(), "", *p12);
+    CHECK(contains(t30, "int neutral;"));
+    CHECK_FALSE(contains(t30, "int pocl;"));
+    CHECK(contains(t30, "int v = 300;"));
+    CHECK(contains(t12, "int v = 120;"));
+    // Names a compiler could still expand are undefined first; the student's lines stay theirs.
+    CHECK(contains(t30, "#undef POCL_DEVICE_ADDRESS_BITS\n"));
+    CHECK(contains(t30, "#undef __clang_major__\n"));
+    CHECK(contains(t30, "int neutral;"));
+    const std::size_t at = t30.find("int neutral;");
+    const std::size_t line = t30.rfind("#line ", at);
+    REQUIRE(line != std::string::npos);
+    // clang's marker before it names line 4 of the file, or an earlier one with blank lines.
+    CHECK(contains(t30.substr(line, at - line), kernel.filename().string()));
+}
+
+}  // TEST_SUITE
 
 TEST_SUITE("grade") {
 

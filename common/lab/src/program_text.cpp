@@ -417,10 +417,11 @@ std::array<std::atomic<bool>, 8> differs{};
 std::string program_text(const std::string &path, const std::string &options, const Profile &profile,
                          std::size_t local_limit) {
     // A process builds the same file with the same options more than once (its cache of
-    // programs is keyed by the text): preprocess it once.
+    // programs is keyed by the text): preprocess it once. (A file it includes must not change
+    // between builds, as for build_program.)
     static std::mutex m;
-    static std::map<std::tuple<std::string, std::string, std::string, std::size_t>, std::string> done;
-    const auto key = std::make_tuple(path, options, profile.name, local_limit);
+    static std::map<std::tuple<std::string, std::string, std::string, std::string, std::size_t>, std::string> done;
+    const auto key = std::make_tuple(path, read_with_line_directive(path), options, profile.name, local_limit);
     {
         std::lock_guard<std::mutex> lock(m);
         if (auto it = done.find(key); it != done.end()) return it->second;
