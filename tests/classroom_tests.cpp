@@ -3,6 +3,7 @@
 // Classroom workflow's command and its JUnit report; synclab-grade's platform options.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -145,6 +146,15 @@ std::vector<LabTest> lab_tests(const Platform &p, const Flat &f) {
     return out;
 }
 
+// The folders classroom/left_out says no package holds.
+std::vector<std::string> left_out() {
+    std::vector<std::string> out;
+    std::istringstream in(read_file(test::source("classroom/left_out")));
+    for (std::string line; std::getline(in, line);)
+        if (!line.empty() && line[0] != '#') out.push_back(line + "/");
+    return out;
+}
+
 }  // namespace
 
 TEST_SUITE("grade") {
@@ -241,7 +251,7 @@ TEST_CASE("Gradescope and PrairieLearn: whatever goes wrong, a valid results fil
         }
 }
 
-TEST_CASE("the Gradescope zip unpacked in a fake root grades with its grade-options, solutions left out") {
+TEST_CASE("the Gradescope zip unpacked in a fake root grades with its grade-options, solutions and tests left out") {
     if (!fs::exists(test::source(".git"))) {
         MESSAGE("not a git checkout: the zip is built from the last commit");
         return;
@@ -269,6 +279,30 @@ TEST_CASE("the Gradescope zip unpacked in a fake root grades with its grade-opti
                              "kernels/01_workgroup_reduce.cl"})
         CHECK_MESSAGE(fs::exists(root.path / "source" / file), file);
     CHECK_FALSE(fs::exists(root.path / "source/solutions"));
+    // No path of the solutions, nor of the fixtures (right kernels, patches whose context lines
+    // are the solutions' code), nor of anything else left_out lists.
+    const auto names = synclab::run_process(
+        {"/usr/bin/env", "python3", "-c",
+         "import sys, zipfile\nprint('\\n'.join(zipfile.ZipFile(sys.argv[1]).namelist()))", zip},
+        {}, limits);
+    REQUIRE(names.exit_code == 0);
+    CHECK(contains(names.out, "kernels/01_workgroup_reduce.cl\n"));
+    std::vector<std::string> banned = left_out();
+    CHECK(std::find(banned.begin(), banned.end(), "solutions/") != banned.end());
+    banned.push_back("solutions/");
+    banned.push_back("tests/fixtures/");
+    std::string leaked;
+    std::istringstream listed(names.out);
+    for (std::string name; std::getline(listed, name);)
+        for (const auto &prefix : banned)
+            if (name.rfind(prefix, 0) == 0) leaked += name + "\n";
+    CHECK_MESSAGE(leaked.empty(), "in the zip:\n" << leaked.substr(0, 2000));
+    // What is left configures the labs and the grader, as setup.sh does (without tests).
+    const auto configured = synclab::run_process(
+        {"/usr/bin/env", "cmake", "-S", root / "source", "-B", root / "source-build", "-DBUILD_TESTING=OFF"}, {},
+        limits);
+    CAPTURE(configured.err);
+    CHECK(configured.exit_code == 0);
     fs::create_directories(root.path / "submission/upload");
     fs::copy_file(test::source("solutions/01_workgroup_reduce.cl"),
                   root.path / "submission/upload/01_workgroup_reduce.cl");

@@ -198,13 +198,14 @@ TEST_CASE("hostile submissions are refused or graded on their own files, and not
     REQUIRE(mkfifo((klass / "fifo" / kLab01).c_str(), 0600) == 0);
     write(klass / "empty" / kLab01, "");
     write(klass / "huge" / kLab01, std::string(2 << 20, '\n') + read_file(solution01()));
-    // A name with a line break: graded like any other, and kept exactly in the gradebook.
+    // A name with a line break: refused (rename it), written escaped in the gradebook, and
+    // found again by --resume.
     copy_fixture("correct_for_loop", klass / "new\nline");
     const std::map<std::string, std::string> want{
         {"good", "pass"},           {"include_solution", "refused"}, {"include_secret", "refused"},
         {"spliced_include", "refused"}, {"symlinked_kernel", "refused"},
         {"symlinked_student", "refused"}, {"symlink_to_root", "refused"}, {"fifo", "refused"},
-        {"empty", "refused"},       {"huge", "refused"},             {"new\nline", "pass"}};
+        {"empty", "refused"},       {"huge", "refused"},             {"new\\nline", "refused"}};
     const std::string csv = dir / "g.csv", junit = dir / "junit";
     const auto before = listing(klass.string());
     const auto r = run_grader({"--class", klass.string(), "--labs", "01", "--quick", "--timeout",
@@ -225,6 +226,7 @@ TEST_CASE("hostile submissions are refused or graded on their own files, and not
     CHECK(contains(rows.at("fifo").reason, "FIFO"));
     CHECK(contains(rows.at("empty").reason, "empty"));
     CHECK(contains(rows.at("huge").reason, "too large"));
+    CHECK(contains(rows.at("new\\nline").reason, "rename"));
     // Nothing of the secret file, nor the solutions' code, appears in any output.
     const std::string out = everything(r, csv, junit);
     CHECK_FALSE(contains(out, token));
@@ -237,7 +239,7 @@ TEST_CASE("hostile submissions are refused or graded on their own files, and not
     CAPTURE(again.out);
     CHECK(again.exit_code == 1);
     CHECK(rows_by_student(csv).size() == want.size());
-    CHECK(contains(again.out, "new\\nline, lab 01: pass"));
+    CHECK(contains(again.out, "new\\nline, lab 01: FAIL refused"));
     int kept = 0;
     for (std::size_t at = 0; (at = again.out.find("(kept from the gradebook)\n", at)) != std::string::npos; ++at)
         ++kept;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the autograder zip to upload on Gradescope's "Configure Autograder" page, from this
-# checkout's last commit (uncommitted changes are not in it; solutions/ never is): the project,
+# checkout's last commit (uncommitted changes are not in it, nor what classroom/left_out lists:
+# the solutions and the tests): the project,
 # and at its root what Gradescope looks for there, setup.sh and run_autograder (each hands over
 # to classroom/gradescope/), and grade-options, the synclab-grade options given here.
 #
@@ -19,6 +20,11 @@ top=$(git -C "$here" rev-parse --show-toplevel 2>/dev/null) || {
   echo "make_autograder_zip.sh: $here is not in a git checkout: clone synclab and run it there" >&2
   exit 2
 }
+left_out=()
+while IFS= read -r path; do
+  case $path in '' | '#'*) ;; *) left_out+=(":(exclude)$path") ;; esac
+done <"$here/../left_out"
+[ ${#left_out[@]} -gt 0 ] || { echo "make_autograder_zip.sh: $here/../left_out lists nothing to leave out: restore it" >&2; exit 2; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 printf '#!/usr/bin/env bash\nexec bash "$(dirname "$0")/classroom/gradescope/setup.sh"\n' >"$work/setup.sh"
@@ -28,5 +34,5 @@ printf '%s\n' "$*" >"$work/grade-options"
 chmod +x "$work/setup.sh" "$work/run_autograder"
 rm -f "$out"
 git -C "$top" archive --format=zip -o "$out" --add-file="$work/setup.sh" \
-  --add-file="$work/run_autograder" --add-file="$work/grade-options" HEAD -- . ':(exclude)solutions'
+  --add-file="$work/run_autograder" --add-file="$work/grade-options" HEAD -- . "${left_out[@]}"
 echo "make_autograder_zip.sh: wrote $out (commit $(git -C "$top" rev-parse --short HEAD); grade-options: ${*:-none})"

@@ -24,7 +24,7 @@ esac
 
 apt-get update -q
 packages=(cmake g++ make ocl-icd-opencl-dev opencl-clhpp-headers opencl-c-headers pocl-opencl-icd
-          doctest-dev oclgrind bubblewrap ca-certificates curl)
+          doctest-dev oclgrind bubblewrap clang ca-certificates curl)
 candidate() { apt-cache policy "$1" 2>/dev/null | awk '/Candidate:/ { print $2 }'; }
 cxxopts_version=$(candidate libcxxopts-dev)
 vendor_cxxopts=0

@@ -10,31 +10,12 @@
 #include <sstream>
 
 #include "record.hpp"
-#include "submissions.hpp"
+#include "text_escape.hpp"
 
 namespace fs = std::filesystem;
 
 namespace grade {
 namespace {
-
-// Length of the UTF-8 sequence starting at s[i], 0 when it is not a valid one.
-std::size_t utf8_length(const std::string &s, std::size_t i) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    const std::size_t n = c < 0x80          ? 1
-                          : (c >> 5) == 6   ? 2
-                          : (c >> 4) == 14  ? 3
-                          : (c >> 3) == 30  ? 4
-                                            : 0;
-    if (n == 0 || i + n > s.size()) return 0;
-    for (std::size_t k = 1; k < n; ++k)
-        if ((static_cast<unsigned char>(s[i + k]) >> 6) != 2) return 0;
-    // Overlong forms, UTF-16 surrogates and code points past U+10FFFF are no UTF-8 either.
-    const auto d = n > 1 ? static_cast<unsigned char>(s[i + 1]) : 0;
-    if ((n == 2 && c < 0xc2) || (c == 0xe0 && d < 0xa0) || (c == 0xed && d >= 0xa0) ||
-        (c == 0xf0 && d < 0x90) || (c == 0xf4 && d >= 0x90) || c > 0xf4)
-        return 0;
-    return n;
-}
 
 // A JSON string. A compiler's log may hold any bytes: what is not UTF-8 becomes U+FFFD, so the
 // platform never rejects the file for it.

@@ -1,6 +1,7 @@
 // The JUnit reports as a record: <folder>/<student>.xml, one testcase per lab, written whole
 // once the student's last lab is known.
 #include "record.hpp"
+#include "text_escape.hpp"
 
 namespace grade {
 namespace {
@@ -13,9 +14,20 @@ public:
         check_junit_dir(dir_);
         files_ = junit_names(s.students);
     }
+
+    // XML 1.0 holds no control character but tab and line breaks (not even as &#27;), no byte
+    // that is not UTF-8 and no U+FFFE/U+FFFF: a kernel's printf may give any of them, so they
+    // are written escaped (\xHH) and the report stays well-formed.
     void student(std::size_t index, const std::string &student,
                  const std::vector<Result> &rows) override {
-        write_junit(dir_, files_[index], student, rows);
+        std::vector<Result> written = rows;
+        for (auto &r : written) {
+            r.student = shown(r.student);
+            r.kind = shown_text(r.kind, true);
+            r.reason = shown_text(r.reason, true);
+            r.details = shown_text(r.details, true);
+        }
+        write_junit(dir_, files_[index], shown(student), written);
     }
 
 private:

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "stop.hpp"
+#include "text_escape.hpp"
 
 namespace fs = std::filesystem;
 
@@ -157,7 +158,7 @@ void Scheduler::emit(Task &task) {
     else if (r.reason.find("not ") != std::string::npos) why = " (" + r.reason + ")";
     const std::string &student = ctx_.subs[task.student].student;
     std::cout << "[" << written_ << "/" << plan_.tasks.size() << "] " << shown(student) << ", lab "
-              << r.lab << ": " << verdict << why << (r.kept ? " (kept from the gradebook)" : "")
+              << r.lab << ": " << verdict << shown_text(why) << (r.kept ? " (kept from the gradebook)" : "")
               << "\n";
     mine_.push_back(r);
     if (mine_.size() == plan_.labs_per_student) {

@@ -2,9 +2,12 @@
 #include "submissions.hpp"
 
 #include <algorithm>
-#include <cstdio>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
+#include <iostream>
 #include <tuple>
+#include <unistd.h>
 
 #include "synclab/errors.hpp"
 
@@ -25,9 +28,44 @@ bool inside(const std::string &path, const std::string &dir) {
     return path == dir || path.rfind(d, 0) == 0;
 }
 
+// A folder the grader cannot list fails as refused, not as every file "missing".
+std::string unreadable(const std::string &dir) {
+    if (access(dir.c_str(), R_OK | X_OK) == 0) return "";
+    return "the submission folder cannot be read (" + std::string(std::strerror(errno)) +
+           "): make it readable by the grader (chmod -R u+rX), then grade it again";
+}
+
+// Why a class's entry `name` (of type `type`) is not graded, in one line with what to do; ""
+// when it is graded.
+std::string refused_entry(const std::string &name, fs::file_type type, const std::string &path) {
+    if (type == fs::file_type::symlink)
+        return "the submission folder is a symbolic link: hand in a folder holding your own files";
+    if (name[0] == '.')
+        return "the folder's name starts with '.' (a hidden folder), so it was not graded: rename "
+               "it without the leading '.' and grade it again";
+    const std::string flaw = name_flaw(name);
+    if (!flaw.empty())
+        return "the folder's name holds " + flaw + ", so it was not graded: rename it with "
+               "letters, digits, '-' and '_' and grade it again";
+    return unreadable(path);
+}
+
+// A class's files are no students: they are said once, not graded (a gradebook or a notes
+// file may sit there; a zip handed in must be unpacked into a folder of its own).
+void note_files(const std::vector<std::string> &files) {
+    if (files.empty()) return;
+    std::string list;
+    for (std::size_t i = 0; i < files.size() && i < 5; ++i)
+        list += (i ? ", " : "") + shown(files[i]);
+    if (files.size() > 5) list += " and " + std::to_string(files.size() - 5) + " more";
+    std::cout << "not graded: " << files.size() << " file(s) of the class folder that are not "
+              << "folders (" << list << "): put each student's files in a folder of its own\n";
+}
+
 }  // namespace
 
-// A student's folder that is not a plain folder fails that student, not the class.
+// A student's folder that cannot be graded fails that student, not the class, and every
+// sub-folder has its rows: none is left out without a word.
 std::vector<Submission> collect_submissions(bool one, const std::string &given) {
     std::vector<Submission> subs;
     std::error_code ec;
@@ -39,29 +77,33 @@ std::vector<Submission> collect_submissions(bool one, const std::string &given) 
         if (!fs::is_directory(dir, ec))
             throw UsageError("--kernels " + given +
                              " is not a folder: give the folder holding the .cl files");
-        subs.push_back({fs::path(dir).filename().string(), dir, ""});
+        subs.push_back({fs::path(dir).filename().string(), dir, unreadable(dir)});
         return subs;
     }
     const std::string dir = absolute(given);
     if (!fs::is_directory(dir, ec))
         throw UsageError("--class " + given +
                          " is not a folder: give the folder whose sub-folders are submissions");
-    for (const auto &e : fs::directory_iterator(dir, ec)) {
+    const fs::directory_iterator listing(dir, ec);
+    if (ec)
+        throw UsageError("--class " + given + " cannot be read (" + ec.message() +
+                         "): make it readable by the grader");
+    std::vector<std::string> files;  // hidden ones (.DS_Store) not even named
+    for (const auto &e : listing) {
         const std::string name = e.path().filename().string();
-        if (name.empty() || name[0] == '.') continue;
         const auto type = e.symlink_status(ec).type();
-        if (type == fs::file_type::directory)
-            subs.push_back({name, (fs::path(dir) / name).string(), ""});
-        else if (type == fs::file_type::symlink)
-            subs.push_back({name, (fs::path(dir) / name).string(),
-                            "the submission folder is a symbolic link: hand in a folder "
-                            "holding your own files"});
+        const std::string path = (fs::path(dir) / name).string();
+        if (type == fs::file_type::directory || type == fs::file_type::symlink)
+            subs.push_back({name, path, refused_entry(name, type, path)});
+        else if (name[0] != '.') files.push_back(name);
     }
     std::sort(subs.begin(), subs.end(),
               [](const Submission &a, const Submission &b) { return a.student < b.student; });
+    std::sort(files.begin(), files.end());
     if (subs.empty())
         throw UsageError("--class " + given +
                          " has no sub-folders: put each student's files in a folder of its own");
+    note_files(files);
     return subs;
 }
 
@@ -102,20 +144,6 @@ std::string kernels_in(const std::string &dir, const std::vector<Recipe> &labs) 
     const fs::path k = fs::path(dir) / "kernels";
     if (!direct && fs::symlink_status(k, ec).type() != fs::file_type::not_found) return k.string();
     return dir;
-}
-
-std::string shown(const std::string &name) {
-    std::string out;
-    for (unsigned char c : name) {
-        if (c == '\n') out += "\\n";
-        else if (c == '\r') out += "\\r";
-        else if (c < 0x20 || c == 0x7f) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\x%02x", c);
-            out += buf;
-        } else out += static_cast<char>(c);
-    }
-    return out;
 }
 
 }  // namespace grade

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "labs.hpp"
+#include "text_escape.hpp"  // shown(): a student's name as written
 
 namespace grade {
 
@@ -14,8 +15,10 @@ struct Submission {
     std::string refused;       // why none of its labs can be graded (a symbolic link, say)
 };
 
-// The submissions in student order. `one`: `given` is one student's folder; otherwise a class.
-// Throws UsageError with one line when there is none to grade.
+// The submissions in student order. `one`: `given` is one student's folder; otherwise a class,
+// every sub-folder of it a student: one the grader will not grade (a hidden folder, a name with
+// a control character or not UTF-8, a link, one it cannot read) comes back refused, with the
+// reason and what to do. Throws UsageError with one line when there is none to grade.
 std::vector<Submission> collect_submissions(bool one, const std::string &given);
 
 // The gradebook, the JUnit folder and a platform's results ("": none) as absolute paths, each
@@ -28,8 +31,5 @@ Outputs check_outputs(const Outputs &given, const std::vector<Submission> &subs)
 
 // Where a submission's kernel files are: its folder, or the kernels/ inside it.
 std::string kernels_in(const std::string &dir, const std::vector<Recipe> &labs);
-
-// A student's name as the console shows it: line breaks and other control characters escaped.
-std::string shown(const std::string &name);
 
 }  // namespace grade

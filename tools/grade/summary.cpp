@@ -5,6 +5,7 @@
 #include <ostream>
 
 #include "report.hpp"
+#include "text_escape.hpp"
 
 namespace grade {
 
@@ -15,7 +16,11 @@ int summarize(std::ostream &os, const std::vector<Submission> &subs,
     for (const auto *r : labs) lab_ids.push_back(r->id);
     std::vector<std::string> students;
     for (const auto &s : subs) students.push_back(shown(s.student));
-    for (auto &r : all) r.student = shown(r.student);
+    // A reason may quote the student's file: no control byte of it reaches the terminal.
+    for (auto &r : all) {
+        r.student = shown(r.student);
+        r.reason = shown_text(r.reason);
+    }
     os << "\n";
     print_table(os, students, lab_ids, all);
     const auto failed = std::count_if(all.begin(), all.end(),
