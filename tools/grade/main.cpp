@@ -50,6 +50,8 @@ int run(int argc, char **argv) {
     const grade::Outputs out =
         grade::check_outputs({opt.csv, opt.junit, opt.gradescope, opt.prairielearn}, subs);
     grade::Settings settings = grade::device_settings(opt, catalog.bin, icd_vendors);
+    // A class refused for want of a sandbox is refused before its gradebook is touched.
+    grade::check_sandbox(settings, opt);
 
     // Records: every output is checked before the first student (a platform's results file is
     // written "not finished" already), and the gradebook is ours alone from here to the end.
@@ -80,8 +82,7 @@ int run(int argc, char **argv) {
         std::cout << "interrupted (" << strsignal(grade::g_stop) << ") before grading began\n";
         return 128 + grade::g_stop;
     }
-    grade::check_sandbox(settings);
-    const grade::WorkFolder work;
+    const grade::WorkFolder work(settings.sandbox.drops_privilege());
 
     // Plan.
     grade::share_processes(settings, subs.size(), opt.jobs, labs, catalog.all, work.path(),

@@ -45,9 +45,12 @@ A submission is hostile input. For each lab, its own regular files are copied in
 folder first: a kernel file (or a student folder) that is a symbolic link, a FIFO or a device,
 an empty or oversized kernel file, and an #include of anything but another file handed in
 beside it are refused ("refused", with the reason). The lab (beside synclab-grade) then runs as
-a child process on that copy, inside bubblewrap when it is installed (a read-only system, no
-network, only the copy writable; SYNCLAB_GRADE_SANDBOX=off turns it off), always with the
---timeout and --memory limits, and never outliving the grader:
+a child process on that copy, inside bubblewrap when it can start (a read-only system, of /etc
+only the OpenCL vendor list and the loader's cache, no network, only the copy writable, and as
+nobody when the grader runs as root), always with the --timeout and --memory limits, and never
+outliving the grader. Without bubblewrap a class is refused (exit 2) unless --no-sandbox is
+given: a student's kernel then runs with the grader's own privileges and can read whatever the
+grader can (SYNCLAB_GRADE_SANDBOX=off turns it off for --kernels). Each lab's runs:
   1. dynamic runs on --device (default: the lab's, POCL's CPU), one per argument set its
      declaration lists (several sizes, work-group sizes and exact integer inputs), all in one
      lab process (lab --batch) that stops at the first failure, each with fresh random inputs
@@ -141,6 +144,9 @@ Options parse_options(int argc, char **argv) {
         ("stress", "stress schedules for each lab that declares them (default: the lab's own "
                    "number)", cxxopts::value<std::string>(), "N")
         ("no-stress", "skip the stress schedules")
+        ("no-sandbox", "grade without bubblewrap: each lab then runs with the grader's own "
+                       "privileges and can read whatever the grader can (needed for --class "
+                       "when there is no sandbox)")
         ("list-labs", "list the labs this build can grade, then exit")
         ("h,help", "show this help");
     cxxopts::ParseResult o;
@@ -187,6 +193,7 @@ Options parse_options(int argc, char **argv) {
     opt.no_oclgrind = o.count("no-oclgrind") > 0;
     opt.no_stress = o.count("no-stress") > 0;
     opt.has_stress = o.count("stress") > 0;
+    opt.no_sandbox = o.count("no-sandbox") > 0;
     if (opt.has_stress) opt.stress_text = o["stress"].as<std::string>();
     return opt;
 }

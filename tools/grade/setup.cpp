@@ -37,6 +37,12 @@ void sweep_stale(const std::string &tmp_root) {
     }
 }
 
+// Where the grader's private folder goes.
+std::string tmp_root() {
+    const char *tmp = std::getenv("TMPDIR");
+    return tmp && *tmp ? tmp : "/tmp";
+}
+
 }  // namespace
 
 Settings device_settings(const Options &o, const std::string &bin, const std::string &icd_vendors) {
@@ -84,23 +90,39 @@ void check_race(Settings &settings, const Options &o, const std::string &lab,
     }
 }
 
-void check_sandbox(Settings &settings) {
+void check_sandbox(Settings &settings, const Options &o) {
     const char *sandbox_env = std::getenv("SYNCLAB_GRADE_SANDBOX");
-    settings.sandbox = Sandbox::detect(sandbox_env && std::string(sandbox_env) == "off");
-    if (!settings.sandbox.available())
-        std::cout << "note: no sandbox: " << settings.sandbox.why_not()
-                  << "; each lab runs with the time and memory limits only\n";
+    const bool env_off = sandbox_env && std::string(sandbox_env) == "off";
+    settings.sandbox = Sandbox::detect(o.no_sandbox || env_off,
+                                       o.no_sandbox ? "--no-sandbox" : "SYNCLAB_GRADE_SANDBOX=off");
+    // What the children read (as grade.cpp's job_folders binds it) and the folder holding theirs.
+    std::vector<std::string> read{settings.bin_dir};
+    std::error_code ec;
+    const fs::path lib = fs::path(settings.bin_dir).parent_path() / "lib";
+    if (fs::is_directory(lib, ec)) read.push_back(lib.string());
+    if (!settings.icd_vendors.empty() && fs::is_directory(settings.icd_vendors, ec))
+        read.push_back(settings.icd_vendors);
+    settings.sandbox.needs(read, {tmp_root()});
+    if (settings.sandbox.available()) return;
+    if (o.many && !o.no_sandbox)
+        throw UsageError("a class is not graded without a sandbox (" + settings.sandbox.why_not() +
+                         "): each student's kernel would run with the grader's own privileges "
+                         "and could read whatever the grader can; fix that, or give "
+                         "--no-sandbox to grade without one");
+    std::cout << "note: no sandbox: " << settings.sandbox.why_not()
+              << "; each lab runs with the grader's own privileges, with the time and memory "
+                 "limits only\n";
 }
 
-WorkFolder::WorkFolder() {
-    const char *tmp = std::getenv("TMPDIR");
-    const std::string tmp_root = tmp && *tmp ? tmp : "/tmp";
+WorkFolder::WorkFolder(bool for_others) {
+    const std::string tmp_root = grade::tmp_root();
     sweep_stale(tmp_root);
     std::string work = tmp_root + "/synclab-grade-XXXXXX";
     if (!mkdtemp(work.data()))
         throw UsageError("cannot make a temporary folder in " + tmp_root +
                          ": set TMPDIR to a writable folder");
     path_ = work;
+    if (for_others) chmod(path_.c_str(), 0711);
     lock_ = open((work + "/grader.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (lock_ >= 0) flock(lock_, LOCK_EX);
 }

@@ -16,14 +16,19 @@ Settings device_settings(const Options &o, const std::string &bin, const std::st
 // said in a note when missing. A signal while asking returns at once (the grader then stops).
 void check_race(Settings &s, const Options &o, const std::string &lab, const volatile int *stop);
 
-// The sandbox (SYNCLAB_GRADE_SANDBOX=off: none), said in a note when missing.
-void check_sandbox(Settings &s);
+// The sandbox (--no-sandbox, or SYNCLAB_GRADE_SANDBOX=off: none), said in a note when missing.
+// A class is not graded without one unless --no-sandbox says so: throws UsageError (one line,
+// exit 2) naming what is missing and what grading without it exposes. Call before the records
+// are opened, after device_settings (the folders the children read).
+void check_sandbox(Settings &s, const Options &o);
 
 // The children's private folder, locked while we live so a later grader can tell a stale one
 // (left by a SIGKILL) from ours; removed at the end. A stale one is removed first.
 class WorkFolder {
 public:
-    WorkFolder();  // throws UsageError when none can be made
+    // `for_others`: the children run as another user (Sandbox::drops_privilege), who must pass
+    // through it to their own folders (but not list it). Throws UsageError when none can be made.
+    explicit WorkFolder(bool for_others = false);
     ~WorkFolder();
     WorkFolder(const WorkFolder &) = delete;
     WorkFolder &operator=(const WorkFolder &) = delete;
