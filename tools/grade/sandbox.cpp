@@ -100,101 +100,6 @@ bool write_file(const fs::path &path, const std::string &text) {
 
 }  // namespace
 
-std::string check_includes(const std::string &source, const std::string &file,
-                           const std::vector<std::string> &allowed) {
-    if (source.find('\0') != std::string::npos)
-        return file + " holds a NUL byte: a kernel file is text";
-    if (source.find("?\?=") != std::string::npos || source.find("?\?/") != std::string::npos)
-        return file + " uses a trigraph (?\?= or ?\?/): write # and \\ themselves";
-    // What the preprocessor sees: line splices joined, comments gone, every line ending (\r\n,
-    // \r, \n) a line ending. Line numbers stay those of the file.
-    std::vector<std::pair<std::string, int>> lines(1, {"", 1});
-    int line = 1;
-    enum { code, block, slash, str, chr } state = code;
-    for (std::size_t i = 0; i < source.size(); ++i) {
-        char c = source[i];
-        if (c == '\\') {  // a splice: backslash, optional blanks, line ending
-            std::size_t j = i + 1;
-            while (j < source.size() && (source[j] == ' ' || source[j] == '\t')) ++j;
-            if (j < source.size() && (source[j] == '\n' || source[j] == '\r')) {
-                if (source[j] == '\r' && j + 1 < source.size() && source[j + 1] == '\n') ++j;
-                ++line;
-                i = j;
-                continue;
-            }
-        }
-        if (c == '\r' || c == '\n') {
-            if (c == '\r' && i + 1 < source.size() && source[i + 1] == '\n') ++i;
-            ++line;
-            if (state == slash) state = code;
-            if (state == str || state == chr) state = code;  // an unclosed literal ends here
-            lines.push_back({"", line});
-            continue;
-        }
-        std::string &cur = lines.back().first;
-        switch (state) {
-            case code:
-                if (c == '/' && i + 1 < source.size() && source[i + 1] == '*') {
-                    state = block;
-                    cur += ' ';
-                    ++i;
-                } else if (c == '/' && i + 1 < source.size() && source[i + 1] == '/') {
-                    state = slash;
-                    ++i;
-                } else {
-                    if (c == '"') state = str;
-                    if (c == '\'') state = chr;
-                    cur += c;
-                }
-                break;
-            case block:
-                if (c == '*' && i + 1 < source.size() && source[i + 1] == '/') {
-                    state = code;
-                    ++i;
-                }
-                break;
-            case slash:
-                break;
-            case str:
-            case chr:
-                cur += c;
-                if (c == '\\' && i + 1 < source.size() && source[i + 1] != '\n' &&
-                    source[i + 1] != '\r')
-                    cur += source[++i];
-                else if ((state == str && c == '"') || (state == chr && c == '\''))
-                    state = code;
-                break;
-        }
-    }
-    static const std::regex directive(R"re(^[ \t\f\v]*(?:#|%:)[ \t\f\v]*([A-Za-z_][A-Za-z0-9_]*)?(.*)$)re");
-    static const std::regex quoted(R"re(^[ \t\f\v]*"([^"/\\]+)"[ \t\f\v]*$)re");
-    static const std::vector<std::string> harmless{"define", "undef", "if",    "ifdef",   "ifndef",
-                                                   "elif",   "else",  "endif", "pragma",  "error",
-                                                   "warning", "line"};
-    for (const auto &[text, n] : lines) {
-        const std::string at = file + ":" + std::to_string(n) + ": ";
-        if (text.find("__has_include") != std::string::npos)
-            return at + "__has_include is refused: a kernel may not look for files";
-        std::smatch m;
-        if (!std::regex_match(text, m, directive)) continue;
-        const std::string name = m[1];
-        if (name.empty() || std::find(harmless.begin(), harmless.end(), name) != harmless.end())
-            continue;
-        if (name != "include")
-            return at + "#" + name + " is refused in a kernel file (only #include \"name\" of a "
-                        "file handed in beside it)";
-        const std::string operand = m[2];
-        std::smatch q;
-        if (!std::regex_match(operand, q, quoted))
-            return at + "#include is refused: a submission may include only its own files, by "
-                        "plain name in quotes (e.g. #include \"helpers.cl\")";
-        if (std::find(allowed.begin(), allowed.end(), q[1].str()) == allowed.end())
-            return at + "#include \"" + q[1].str() +
-                   "\" is refused: that file is not a .cl/.h/.clh file handed in beside " + file;
-    }
-    return "";
-}
-
 Staged stage_submission(const std::string &from, const std::string &to, const std::string &needed) {
     Staged s;
     std::error_code ec;
@@ -235,21 +140,8 @@ Staged stage_submission(const std::string &from, const std::string &to, const st
         if ((total += other.size()) > 8 * kMaxSubmissionFile) break;
         files.push_back({name, other});
     }
-    std::vector<std::string> names;
-    for (const auto &f : files) names.push_back(f.first);
+    // What the kernel includes is the preprocessor's to decide, in the lab (synclab/program_text.hpp).
     for (const auto &f : files) {
-        const std::string bad = check_includes(f.second, f.first, names);
-        if (!bad.empty()) {
-            if (f.first == needed) {
-                s.refused = bad;
-                return s;
-            }
-            // A file the lab's kernel does not need may hold anything; it is just not staged.
-            names.erase(std::find(names.begin(), names.end(), f.first));
-        }
-    }
-    for (const auto &f : files) {
-        if (std::find(names.begin(), names.end(), f.first) == names.end()) continue;
         if (!write_file(fs::path(to) / f.first, f.second)) {
             s.refused = "the grader could not copy " + f.first + " into its private folder";
             return s;

@@ -1,6 +1,6 @@
 // For the grader and its tests: a submission is hostile input. Staging copies its own regular
-// files into a private folder (symlinks, FIFOs, devices, huge files and #include of anything
-// else refused); the sandbox runs each lab inside bubblewrap when the machine has it.
+// files into a private folder (symlinks, FIFOs, devices and huge files refused; what a kernel
+// includes the lab's preprocessor decides); the sandbox runs each lab inside bubblewrap.
 #pragma once
 #include <string>
 #include <vector>
@@ -20,14 +20,10 @@ constexpr std::size_t kMaxSubmissionFile = 1 << 20;
 // (made fresh). `needed` is the kernel file the lab reads: it must be there (else the result's
 // `refused` is empty and `files` lacks it: the lab is "missing"). Anything that is not a plain
 // file of the submission is refused with a reason: `from` itself or `needed` being a symbolic
-// link, a FIFO or a device, an empty or oversized `needed`, and an #include (or any other way
-// of reading another file) that names something outside the submission.
+// link, a FIFO or a device, an empty or oversized `needed`. Other .cl/.h/.clh files beside it
+// are copied too (a kernel may include them); an #include of anything else is refused by the
+// lab's own preprocessor (synclab/program_text.hpp), never by a reading of the text here.
 Staged stage_submission(const std::string &from, const std::string &to, const std::string &needed);
-
-// "" when the kernel source only includes files in `allowed` (by plain name, in quotes);
-// otherwise one line saying which directive is refused and why.
-std::string check_includes(const std::string &source, const std::string &file,
-                           const std::vector<std::string> &allowed);
 
 // The user a grader running as root runs its children as: nobody. Inside a user namespace
 // bubblewrap's --uid maps back to the caller's real uid, and the kernel checks files by that
