@@ -22,29 +22,6 @@ const std::string kLab01 = "01_workgroup_reduce.cl";
 
 std::string solution01() { return test::source("solutions/" + kLab01); }
 
-void write(const fs::path &p, const std::string &text) {
-    fs::create_directories(p.parent_path());
-    std::ofstream(p, std::ios::binary) << text;
-}
-
-// Every output of a grader run: its console, its gradebook and every JUnit file.
-std::string everything(const synclab::ProcessResult &r, const std::string &csv,
-                       const std::string &junit) {
-    std::string all = r.out + r.err + read_file(csv);
-    std::error_code ec;
-    for (const auto &e : fs::directory_iterator(junit, ec)) all += read_file(e.path().string());
-    return all;
-}
-
-std::map<std::string, grade::Result> rows_by_student(const std::string &csv) {
-    std::map<std::string, grade::Result> m;
-    for (const auto &r : grade::parse_gradebook(read_file(csv))) {
-        CHECK_MESSAGE(!m.count(r.student), "graded twice: " << r.student);
-        m[r.student] = r;
-    }
-    return m;
-}
-
 }  // namespace
 
 TEST_SUITE("unit") {
@@ -54,9 +31,9 @@ TEST_CASE("staging copies the submission's own files and refuses what is not one
     const fs::path from = dir.path / "student", to = dir.path / "copy";
     auto stage = [&] { return grade::stage_submission(from.string(), to.string(), kLab01); };
     // A plain submission: its kernel and its headers are copied, nothing else.
-    write(from / kLab01, "#include \"helpers.cl\"\nkernel void k() {}\n");
-    write(from / "helpers.cl", "#define X 1\n");
-    write(from / "notes.txt", "not a kernel\n");
+    write_text(from / kLab01, "#include \"helpers.cl\"\nkernel void k() {}\n");
+    write_text(from / "helpers.cl", "#define X 1\n");
+    write_text(from / "notes.txt", "not a kernel\n");
     auto s = stage();
     CHECK(s.refused == "");
     CHECK(s.files == std::vector<std::string>{kLab01, "helpers.cl"});
@@ -82,9 +59,9 @@ TEST_CASE("staging copies the submission's own files and refuses what is not one
     REQUIRE(mkfifo((from / kLab01).c_str(), 0600) == 0);
     CHECK(contains(stage().refused, "FIFO"));
     fs::remove(from / kLab01);
-    write(from / kLab01, " \n\t\n");
+    write_text(from / kLab01, " \n\t\n");
     CHECK(contains(stage().refused, "empty"));
-    write(from / kLab01, std::string(grade::kMaxSubmissionFile + 1, ' ') + "x");
+    write_text(from / kLab01, std::string(grade::kMaxSubmissionFile + 1, ' ') + "x");
     CHECK(contains(stage().refused, "too large"));
     fs::remove(from / kLab01);
     fs::create_directories(from / kLab01);
@@ -150,19 +127,19 @@ TEST_CASE("hostile submissions are refused or graded on their own files, and not
     const fs::path klass = dir.path / "class";
     const fs::path secret = dir.path / "secret.cl";
     const std::string token = "TOKEN_b1f3e9a7_NOT_FOR_STUDENTS";
-    write(secret, "kernel void " + token + "( {\n");  // a compile error if it were built
+    write_text(secret, "kernel void " + token + "( {\n");  // a compile error if it were built
     copy_fixture("correct_for_loop", klass / "good");
-    write(klass / "include_solution" / kLab01, "#include \"" + solution01() + "\"\n");
-    write(klass / "include_secret" / kLab01, "#include \"" + secret.string() + "\"\n");
-    write(klass / "spliced_include" / kLab01, "#incl\\\nude \"" + secret.string() + "\"\n");
+    write_text(klass / "include_solution" / kLab01, "#include \"" + solution01() + "\"\n");
+    write_text(klass / "include_secret" / kLab01, "#include \"" + secret.string() + "\"\n");
+    write_text(klass / "spliced_include" / kLab01, "#incl\\\nude \"" + secret.string() + "\"\n");
     fs::create_directories(klass / "symlinked_kernel");
     fs::create_symlink(solution01(), klass / "symlinked_kernel" / kLab01);
     fs::create_directory_symlink(klass / "good", klass / "symlinked_student");
     fs::create_directory_symlink("/", klass / "symlink_to_root");
     fs::create_directories(klass / "fifo");
     REQUIRE(mkfifo((klass / "fifo" / kLab01).c_str(), 0600) == 0);
-    write(klass / "empty" / kLab01, "");
-    write(klass / "huge" / kLab01, std::string(2 << 20, '\n') + read_file(solution01()));
+    write_text(klass / "empty" / kLab01, "");
+    write_text(klass / "huge" / kLab01, std::string(2 << 20, '\n') + read_file(solution01()));
     // A name with a line break: refused (rename it), written escaped in the gradebook, and
     // found again by --resume.
     copy_fixture("correct_for_loop", klass / "new\nline");
@@ -277,7 +254,7 @@ TEST_CASE("the gradebook is never emptied, shared or lost without a word") {
     CHECK(test::line_count(limited.err) == 1);
     CHECK(contains(limited.err, "cannot write"));
     // An unusable JUnit folder is found before the first student.
-    write(dir.path / "plainfile", "x");
+    write_text(dir.path / "plainfile", "x");
     const auto bad_junit = run_grader({"--class", klass.string(), "--labs", "01", "--quick",
                                        "--csv", dir / "j.csv", "--junit", dir / "plainfile/sub"}, 60);
     CHECK(bad_junit.exit_code == 2);
@@ -438,7 +415,7 @@ TEST_CASE("the sandbox shows a lab only the system and its own folder") {
     }
     TempDir dir;
     const fs::path work = dir.path / "work", outside = dir.path / "outside";
-    write(outside / "secret", "x");
+    write_text(outside / "secret", "x");
     fs::create_directories(work);
     synclab::ProcessLimits limits;
     limits.timeout_s = 30;
@@ -454,7 +431,7 @@ TEST_CASE("the sandbox shows a lab only the system and its own folder") {
     CHECK(in_box("echo x > /usr/synclab-sandbox-probe").exit_code != 0);
     // A fresh /tmp: the machine's own temporary files are not there.
     const fs::path marker = fs::temp_directory_path() / ("synclab-sbx-" + std::to_string(getpid()));
-    write(marker, "x");
+    write_text(marker, "x");
     CHECK(in_box("test -e '" + marker.string() + "'").exit_code == 1);
     fs::remove(marker);
     // No network: the only interface is loopback.

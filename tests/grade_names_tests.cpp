@@ -45,14 +45,6 @@ std::optional<bool> well_formed(const std::string &schema, const std::string &fi
     return p.exit_code == 0;
 }
 
-std::map<std::string, grade::Result> rows_by_student(const std::string &csv) {
-    std::map<std::string, grade::Result> m;
-    for (const auto &r : grade::parse_gradebook(read_file(csv))) {
-        CHECK_MESSAGE(!m.count(r.student), "graded twice: " << r.student);
-        m[r.student] = r;
-    }
-    return m;
-}
 
 int count(const std::string &text, const std::string &needle) {
     int n = 0;

@@ -17,10 +17,6 @@ namespace {
 const std::string kLab01 = "01_workgroup_reduce.cl";
 const std::string kBarrier = "barrier(CLK_LOCAL_MEM_FENCE);";
 
-void write(const fs::path &p, const std::string &text) {
-    fs::create_directories(p.parent_path());
-    std::ofstream(p, std::ios::binary) << text;
-}
 
 // Lab 01's solution with each barrier line wrapped in `open` ... #endif (with `otherwise` in
 // its #else, when given).
@@ -62,10 +58,10 @@ TEST_CASE("the preprocessor decides what a kernel includes, however the directiv
     TempDir dir;
     const synclab::Profile &profile = synclab::profiles().front();
     const fs::path kernel = dir.path / "sub" / kLab01;
-    write(dir.path / "sub" / "helpers.cl", "#define HELPER 1\n");
-    write(dir.path / "secret.h", "#define SECRET 1\n");
+    write_text(dir.path / "sub" / "helpers.cl", "#define HELPER 1\n");
+    write_text(dir.path / "secret.h", "#define SECRET 1\n");
     auto text_of = [&](const std::string &src) {
-        write(kernel, src);
+        write_text(kernel, src);
         return synclab::program_text(kernel.string(), "", profile);
     };
     // Allowed: the submission's own files, directives that read nothing, text that only looks
@@ -91,14 +87,14 @@ TEST_CASE("the preprocessor decides what a kernel includes, however the directiv
         CHECK_THROWS_AS(text_of(src), synclab::RefusedSource);
     }
     // A header of its own that reaches outside is refused as well.
-    write(dir.path / "sub" / "helpers.cl", "#include \"../secret.h\"\n");
+    write_text(dir.path / "sub" / "helpers.cl", "#include \"../secret.h\"\n");
     CHECK_THROWS_AS(text_of("#include \"helpers.cl\"\n"), synclab::RefusedSource);
 }
 
 TEST_CASE("a graded text keeps the student's lines and hides every implementation's macro") {
     TempDir dir;
     const fs::path kernel = dir.path / kLab01;
-    write(kernel, "#ifdef POCL_DEVICE_ADDRESS_BITS\nint pocl;\n#else\nint neutral;\n#endif\n"
+    write_text(kernel, "#ifdef POCL_DEVICE_ADDRESS_BITS\nint pocl;\n#else\nint neutral;\n#endif\n"
                   "int v = __OPENCL_VERSION__;\nint d = POCL_DEVICE_ADDRESS_BITS + __clang_major__;\n");
     const synclab::Profile *p30 = synclab::find_profile("opencl-3.0");
     const synclab::Profile *p12 = synclab::find_profile("opencl-1.2");
@@ -130,7 +126,7 @@ TEST_CASE("a graded kernel is one program text: no checker's macros, includes on
     const fs::path klass = dir.path / "class";
     const fs::path secret = dir.path / "secret.h";
     const std::string token = "TOKEN_5c1e_NOT_FOR_STUDENTS";
-    write(secret, "#define SECRET 1\nkernel void " + token + "( {\n");
+    write_text(secret, "#define SECRET 1\nkernel void " + token + "( {\n");
     const std::string solution = read_file(test::source("solutions/" + kLab01));
     const std::map<std::string, std::pair<std::string, std::string>> students{
         // An implementation's own macro (POCL's) is defined under no check: the barriers it
@@ -163,11 +159,11 @@ TEST_CASE("a graded kernel is one program text: no checker's macros, includes on
         {"include_etc_shadow", {"#include \"/etc/shadow\"\n" + solution, "refused"}},
         {"include_own_helper", {"#include \"helper.h\"\n" + solution, "pass"}},
     };
-    for (const auto &[name, s] : students) write(klass / name / kLab01, s.first);
-    write(klass / "include_own_helper" / "helper.h", "#define HELPER 1\n");
+    for (const auto &[name, s] : students) write_text(klass / name / kLab01, s.first);
+    write_text(klass / "include_own_helper" / "helper.h", "#define HELPER 1\n");
     // A header handed in beside the kernel, starting with a UTF-8 byte order mark.
-    write(klass / "include_from_bom_header" / kLab01, "#include \"helper.h\"\n" + solution);
-    write(klass / "include_from_bom_header" / "helper.h",
+    write_text(klass / "include_from_bom_header" / kLab01, "#include \"helper.h\"\n" + solution);
+    write_text(klass / "include_from_bom_header" / "helper.h",
           "\xef\xbb\xbf#include \"" + secret.string() + "\"\n");
     const std::string csv = dir / "g.csv", junit = dir / "junit";
     const auto r = run_grader({"--class", klass.string(), "--labs", "01", "--timeout", "60",
@@ -199,9 +195,7 @@ TEST_CASE("a graded kernel is one program text: no checker's macros, includes on
     CHECK(contains(rows.at("local_wraps_2^32").reason, "4294968320 bytes"));
     CHECK(contains(rows.at("include_in_warning_comment").reason, "refused"));
     // Nothing of the secret header, nor of /etc/shadow, in any output.
-    std::string all = r.out + r.err + read_file(csv);
-    std::error_code ec;
-    for (const auto &e : fs::recursive_directory_iterator(junit, ec)) all += read_file(e.path().string());
+    const std::string all = everything(r, csv, junit);
     CHECK_FALSE(contains(all, token));
     std::ifstream shadow("/etc/shadow");
     std::string first;
@@ -212,7 +206,7 @@ TEST_CASE("with the sandbox off, a kernel still includes only files beside it") 
     TempDir dir;
     const fs::path student = dir.path / "student";
     const std::string solution = test::source("solutions/" + kLab01);
-    write(student / kLab01, "#include \"" + solution + "\"\n");
+    write_text(student / kLab01, "#include \"" + solution + "\"\n");
     const auto refused = run_grader({"--kernels", student.string(), "--labs", "01", "--quick",
                                      "--csv", dir / "a.csv", "--junit", dir / "ja"},
                                     170, {{"SYNCLAB_GRADE_SANDBOX", "off"}});
@@ -222,7 +216,7 @@ TEST_CASE("with the sandbox off, a kernel still includes only files beside it") 
     REQUIRE(a.size() == 1);
     CHECK(a[0].kind == "refused");
     // Its twin: the same solution handed in itself passes.
-    write(student / kLab01, read_file(test::source("solutions/" + kLab01)));
+    write_text(student / kLab01, read_file(test::source("solutions/" + kLab01)));
     const auto passed = run_grader({"--kernels", student.string(), "--labs", "01", "--quick",
                                     "--csv", dir / "b.csv", "--junit", dir / "jb"},
                                    170, {{"SYNCLAB_GRADE_SANDBOX", "off"}});

@@ -45,15 +45,6 @@ uid_t owner(const fs::path &p) {
     return st.st_uid;
 }
 
-// Every output of a grader run: its console, its gradebook and every JUnit file.
-std::string everything(const synclab::ProcessResult &r, const std::string &csv,
-                       const std::string &junit) {
-    std::string all = r.out + r.err + read_file(csv);
-    std::error_code ec;
-    for (const auto &e : fs::directory_iterator(junit, ec)) all += read_file(e.path().string());
-    return all;
-}
-
 }  // namespace
 
 TEST_SUITE("grade") {

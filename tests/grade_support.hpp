@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <vector>
 
+#include "grade/report.hpp"
 #include "support.hpp"
 
 extern char **environ;
@@ -175,5 +176,30 @@ inline void with_code_at_end(const std::string &file, const std::string &code, c
     std::ofstream(to / "01_workgroup_reduce.cl") << text;
 }
 
+
+// Writes `text` to `p`, making its folder first.
+inline void write_text(const fs::path &p, const std::string &text) {
+    fs::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary) << text;
+}
+
+// Every output of a grader run: its console, its gradebook and every JUnit file.
+inline std::string everything(const synclab::ProcessResult &r, const std::string &csv,
+                              const std::string &junit) {
+    std::string all = r.out + r.err + read_file(csv);
+    std::error_code ec;
+    for (const auto &e : fs::recursive_directory_iterator(junit, ec)) all += read_file(e.path().string());
+    return all;
+}
+
+// The gradebook's rows by student; a student graded twice fails the test.
+inline std::map<std::string, grade::Result> rows_by_student(const std::string &csv) {
+    std::map<std::string, grade::Result> m;
+    for (const auto &r : grade::parse_gradebook(read_file(csv))) {
+        CHECK_MESSAGE(!m.count(r.student), "graded twice: " << r.student);
+        m[r.student] = r;
+    }
+    return m;
+}
 
 }  // namespace gradetest
