@@ -354,7 +354,8 @@ JobFolders job_folders(const std::string &job_dir, const Settings &s) {
     fs::create_directories(j.cache, ec);
     j.env = {{"TMPDIR", j.tmp}, {"HOME", j.tmp}, {"POCL_CACHE_DIR", j.cache},
              {"XDG_CACHE_HOME", j.cache}, {"SYNCLAB_KERNELS", ""}, {"OCLGRIND_LOG", ""},
-             {"OCL_ICD_VENDORS", s.icd_vendors}, {"SYNCLAB_PROFILE", s.profile}};
+             {"OCL_ICD_VENDORS", s.icd_vendors}, {"SYNCLAB_PROFILE", s.profile},
+             {"SYNCLAB_TEXT_CACHE", (fs::path(j.cache) / "synclab-texts").string()}};
     // The labs (and their modules), and the user's own OpenCL vendor folder when there is one.
     j.readable = {s.bin_dir};
     // hbcheck's plugin, which the labs find beside them (bin/../lib).

@@ -5,6 +5,8 @@
 #include <cctype>
 #include <cmath>
 #include <atomic>
+#include <cstdint>
+#include <iterator>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -327,23 +329,53 @@ Layout layout_of(const std::string &t, std::size_t &at, const std::map<std::stri
 
 // Each kernel's __local arrays from the text's LLVM IR at -O0 (where none is dropped), against
 // the limit; the refusal names the largest array.
+// Whether the text may declare a __local variable: `local` or `__local` outside every
+// parenthesis (a kernel's __local arguments and casts are inside one; a declaration in its body,
+// where alone OpenCL C allows one, is not). Most kernels declare none: no IR to compile.
+bool may_declare_local(const std::string &text) {
+    int depth = 0;
+    char quote = 0;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (quote) {
+            if (c == '\\') ++i;
+            else if (c == quote || c == '\n') quote = 0;
+        } else if (c == '#' && (i == 0 || text[i - 1] == '\n')) {
+            i = std::min(text.find('\n', i), text.size());  // a directive line: #line, #undef, #pragma
+        } else if (c == '"' || c == '\'') {
+            quote = c;
+        } else if (c == '(') {
+            ++depth;
+        } else if (c == ')') {
+            depth = std::max(0, depth - 1);
+        } else if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+            std::size_t j = i;
+            while (j < text.size() && (std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == '_')) ++j;
+            const std::string id = text.substr(i, j - i);
+            if (depth == 0 && (id == "local" || id == "__local")) return true;
+            i = j - 1;
+        }
+    }
+    return false;
+}
+
 void check_local_arrays(const std::string &text, const BuildOptions &b, const std::string &shown,
                         std::size_t limit) {
-    char name[] = "/tmp/synclab-text-XXXXXX.cl";
-    if (const char *tmp = std::getenv("TMPDIR"); tmp && *tmp) {
-        const std::string n = std::string(tmp) + "/synclab-text-XXXXXX.cl";
-        if (n.size() < sizeof name) std::copy(n.begin(), n.end() + 1, name);
-    }
-    const int fd = mkstemps(name, 3);
+    if (!may_declare_local(text)) return;
+    const char *tmp = std::getenv("TMPDIR");
+    std::string path = std::string(tmp && *tmp ? tmp : "/tmp") + "/synclab-text-XXXXXX.cl";
+    std::vector<char> name(path.begin(), path.end());
+    name.push_back('\0');
+    const int fd = mkstemps(name.data(), 3);
     if (fd < 0) return;
     close(fd);
-    std::ofstream(name, std::ios::binary) << text;
+    std::ofstream(name.data(), std::ios::binary) << text;
     const int c = b.c_version;
     const ProcessResult ir = run_clang(
         {"-x", "cl", "-cl-std=CL" + std::to_string(c / 100) + "." + std::to_string(c / 10 % 10),
          "-Xclang", "-fdeclare-opencl-builtins", "-Xclang", "-finclude-default-header",
-         "-target", "spir64", "-O0", "-emit-llvm", "-S", "-w", "-o", "-", name});
-    unlink(name);
+         "-target", "spir64", "-O0", "-emit-llvm", "-S", "-w", "-o", "-", name.data()});
+    unlink(name.data());
     if (!ir.exited || ir.exit_code != 0) return;  // the device's build says what is wrong
     std::map<std::string, std::string> structs;
     static const std::regex type_def(R"(^(%[\w.]+) = type (.*)$)"),
@@ -414,21 +446,90 @@ std::array<std::atomic<bool>, 8> differs{};
 
 }  // namespace
 
+namespace {
+
+// What a build's text depends on besides its options: the kernel file and every file beside it
+// that it may include, by name and content.
+std::string folder_key(const std::string &path) {
+    std::error_code ec;
+    std::vector<std::string> names;
+    const fs::path folder = fs::absolute(path, ec).parent_path();
+    for (const auto &e : fs::directory_iterator(folder, ec)) {
+        const std::string ext = e.path().extension().string();
+        if ((ext == ".cl" || ext == ".h" || ext == ".clh") && e.is_regular_file(ec))
+            names.push_back(e.path().filename().string());
+    }
+    std::sort(names.begin(), names.end());
+    std::string key = fs::absolute(path, ec).string();
+    for (const auto &n : names) {
+        std::ifstream in(folder / n, std::ios::binary);
+        key += '\0' + n + '\0' + std::string(std::istreambuf_iterator<char>(in), {});
+    }
+    return key;
+}
+
+// The children of one grading share what they preprocessed (SYNCLAB_TEXT_CACHE, a folder of
+// their job): each entry holds its whole key, so only the same build finds it. A child could
+// write a false one, as it could write a false verdict: the cache trusts no more than that.
+std::string cache_file(const std::string &kind, const std::string &key) {
+    const char *dir = std::getenv("SYNCLAB_TEXT_CACHE");
+    if (!dir || !*dir) return "";
+    std::uint64_t h = 1469598103934665603ull;  // FNV-1a: a name, not a check
+    for (unsigned char c : key) h = (h ^ c) * 1099511628211ull;
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    return std::string(dir) + "/" + kind + "-" + std::to_string(h);
+}
+
+bool cached(const std::string &kind, const std::string &key, std::string &value) {
+    const std::string file = cache_file(kind, key);
+    if (file.empty()) return false;
+    std::ifstream in(file, std::ios::binary);
+    std::string size;
+    if (!in || !std::getline(in, size) || size.empty() || size.size() > 12 ||
+        size.find_first_not_of("0123456789") != std::string::npos)
+        return false;
+    std::string stored(std::stoull(size), '\0');
+    if (!in.read(&stored[0], static_cast<std::streamsize>(stored.size())) || stored != key) return false;
+    value.assign(std::istreambuf_iterator<char>(in), {});
+    return true;
+}
+
+void keep(const std::string &kind, const std::string &key, const std::string &value) {
+    const std::string file = cache_file(kind, key);
+    if (file.empty()) return;
+    const std::string part = file + "." + std::to_string(getpid());
+    {
+        std::ofstream out(part, std::ios::binary | std::ios::trunc);
+        out << key.size() << "\n" << key << value;
+        if (!out) return;
+    }
+    std::error_code ec;
+    fs::rename(part, file, ec);  // whole or not at all
+}
+
+}  // namespace
+
 std::string program_text(const std::string &path, const std::string &options, const Profile &profile,
                          std::size_t local_limit) {
-    // A process builds the same file with the same options more than once (its cache of
-    // programs is keyed by the text): preprocess it once. (A file it includes must not change
+    // A process builds the same file with the same options more than once, and the children of
+    // one grading build the same ones: preprocess each once. (A file it includes must not change
     // between builds, as for build_program.)
     static std::mutex m;
-    static std::map<std::tuple<std::string, std::string, std::string, std::string, std::size_t>, std::string> done;
-    const auto key = std::make_tuple(path, read_with_line_directive(path), options, profile.name, local_limit);
+    static std::map<std::string, std::string> done;
+    const std::string key = folder_key(path) + '\0' + options + '\0' + profile.name + '\0' +
+                            std::to_string(local_limit);
     {
         std::lock_guard<std::mutex> lock(m);
         if (auto it = done.find(key); it != done.end()) return it->second;
     }
-    const BuildOptions b = parse_options(options);
-    const std::string text = preprocess(path, b, profile);
-    check_local_arrays(text, b, display_path(path), local_limit);
+    std::string text;
+    if (!cached("text", key, text)) {
+        const BuildOptions b = parse_options(options);
+        text = preprocess(path, b, profile);
+        check_local_arrays(text, b, display_path(path), local_limit);
+        keep("text", key, text);
+    }
     std::lock_guard<std::mutex> lock(m);
     return done.emplace(key, text).first->second;
 }
@@ -438,15 +539,19 @@ void note_other_profiles(const std::string &path, const std::string &options, co
     const BuildOptions b = parse_options(options);
     // Each build's answer is kept: a process builds the same text again from its cache.
     static std::mutex m;
-    static std::map<std::tuple<std::string, std::string, std::string>, std::vector<bool>> known;
+    static std::map<std::string, std::string> known;
+    const std::string key = folder_key(path) + '\0' + options + '\0' + (active ? active->name : "") +
+                            '\0' + text;
     std::lock_guard<std::mutex> lock(m);
-    auto &seen = known[{path, options, text}];
-    if (seen.empty())
+    auto &seen = known[key];  // one '0' or '1' a profile
+    if (seen.empty() && !cached("differs", key, seen)) {
         for (const Profile &p : profiles())
             // A profile that cannot build this OpenCL C never meets this build.
-            seen.push_back(&p != active && p.version >= b.c_version && preprocess(path, b, p) != text);
+            seen += &p != active && p.version >= b.c_version && preprocess(path, b, p) != text ? '1' : '0';
+        keep("differs", key, seen);
+    }
     for (std::size_t i = 0; i < seen.size() && i < differs.size(); ++i)
-        if (seen[i]) differs[i] = true;
+        if (seen[i] == '1') differs[i] = true;
 }
 
 void forget_differing_profiles() {
