@@ -362,6 +362,10 @@ TEST_CASE("a copy of lab 01 under a new number is a lab: built, listed by the gr
     fs::copy_file(fs::path(here.source) / "Makefile.lecture", root / "Makefile.lecture");
     fs::create_directories(root / "labs");
     fs::copy(fs::path(here.source) / "labs" / from, root / "labs" / to, fs::copy_options::recursive);
+    // and the grader's runner, which runs every child of the grader from the labs' modules
+    fs::copy_file(fs::path(here.source) / "labs" / "module_entry.cpp", root / "labs" / "module_entry.cpp");
+    fs::create_directories(root / "tools" / "grade");
+    fs::copy_file(fs::path(here.source) / "tools" / "grade" / "runner.cpp", root / "tools" / "grade" / "runner.cpp");
     for (const std::string d : {"kernels", "solutions"}) {
         fs::create_directories(root / d);
         fs::copy_file(fs::path(here.source) / d / (from + ".cl"), root / d / (to + ".cl"));
@@ -372,7 +376,7 @@ TEST_CASE("a copy of lab 01 under a new number is a lab: built, listed by the gr
     synclab::ProcessLimits limits;
     limits.timeout_s = 600;
     const auto built = synclab::run_process(
-        {"/bin/sh", "-c", "cd '" + root.string() + "' && make -s -j2 -f Makefile.lecture OUT=out lab97"},
+        {"/bin/sh", "-c", "cd '" + root.string() + "' && make -s -j2 -f Makefile.lecture OUT=out lab97 grading"},
         {}, limits);
     CAPTURE(built.err);
     REQUIRE(built.exit_code == 0);

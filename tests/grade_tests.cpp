@@ -215,10 +215,9 @@ if [ "$me" = synclab-labs ]; then
   done < "$2"
   exit $rc
 fi
-lab=${me#lab} first=${me#lab}
+lab=${me#lab}
 [ "$1" = --describe ] && { describe "$lab"; exit 0; }
-[ "$1" = --batch ] || exit 0  # --list-devices: no Oclgrind here
-while IFS=$'\t' read -r -a args; do one "$lab" "${args[@]}" || exit $?; done < "$2"
+exit 0  # --list-devices: no Oclgrind here
 )SH";
 
 TEST_CASE("a lab's grading runs share one process, which stops at the first failure and names it") {
@@ -227,8 +226,10 @@ TEST_CASE("a lab's grading runs share one process, which stops at the first fail
     fs::create_directories(bin);
     fs::create_directories(student);
     fs::copy_file(test::lab(kGrader), bin / kGrader);
-    std::ofstream(bin / "lab99_scripted") << kScriptedLabs;
-    fs::permissions(bin / "lab99_scripted", fs::perms::owner_all);
+    for (const char *name : {"lab99_scripted", "synclab-labs"}) {  // every run goes through the runner
+        std::ofstream(bin / name) << kScriptedLabs;
+        fs::permissions(bin / name, fs::perms::owner_all);
+    }
     std::ofstream(student / "99_scripted.cl") << "kernel void k() {}\n";
     fs::create_directories(dir.path / "kernels");  // the project's starter, which the grader looks for
     fs::copy_file(student / "99_scripted.cl", dir.path / "kernels" / "99_scripted.cl");
@@ -482,31 +483,33 @@ TEST_CASE("a submission's labs share one process, one that fails after another i
     CHECK(runs[1][0] != runs[0][0]);
     CHECK(runs[2][0] == runs[1][0]);
 
-    // A runner that describes a lab otherwise (a stale module) never runs that lab.
-    std::tie(kinds, runs) = grade("ok", "ok", "ok", {{"FAKE_STALE", "98_b"}});
-    CHECK(kinds.at("98") == "pass");
-    REQUIRE(runs.size() == 3);
-    CHECK(runs[0][1] == "97");  // 97 and 99 together, then 98 alone
-    CHECK(runs[1] == std::vector<std::string>{runs[0][0], "99", "ok"});
-    CHECK(runs[2][1] == "98");
-    CHECK(runs[2][0] != runs[0][0]);
-
-    // A runner that cannot load a lab (after another lab's failure said something on stderr):
-    // nothing of that process counts, and every lab runs alone.
+    // Every child runs in the runner: one that describes a lab otherwise than its executable (a
+    // stale module), or cannot describe it at all, is a build to mend, and nothing is graded.
+    for (const auto &broken : {std::map<std::string, std::string>{{"FAKE_STALE", "98_b"}},
+                               std::map<std::string, std::string>{{"FAKE_NOLOAD", "98_b"}, {"FAKE_NOPROBE", "1"}}}) {
+        auto env = broken;
+        env.insert({{"FAKE_LOG", log}, {"SYNCLAB_GRADE_SANDBOX", "off"}});
+        synclab::ProcessLimits limits;
+        limits.timeout_s = 60;
+        const auto r = synclab::run_process({(bin / kGrader).string(), "--kernels", student.string(),
+                                             "--csv", dir / "broken.csv", "--junit", dir / "junit", "--restart"},
+                                            env, limits);
+        CAPTURE(r.err);
+        CHECK(r.exit_code == 2);
+        CHECK(test::line_count(r.err) == 1);
+        CHECK(contains(r.err, "cannot run lab 98_b as its executable does: build the labs again"));
+    }
+    // A runner that cannot load a lab when it runs it (after another lab's failure said something
+    // on stderr): that lab's row says why; the lab before it keeps its own failure, the one after
+    // it is graded in a process of its own.
     std::tie(kinds, runs) = grade("wrong", "ok", "ok", {{"FAKE_NOLOAD", "98_b"}});
-    CHECK(kinds == std::map<std::string, std::string>{{"97", "wrong-answer"}, {"98", "pass"}, {"99", "pass"}});
-    REQUIRE(runs.size() == 4);
+    CAPTURE(read_file(dir / "g.csv"));
+    CHECK(kinds == std::map<std::string, std::string>{{"97", "wrong-answer"}, {"98", "error"}, {"99", "pass"}});
+    CHECK(contains(read_file(dir / "g.csv"), "cannot load lab 98_b"));
+    REQUIRE(runs.size() == 2);
     CHECK(runs[0][1] == "97");
-    CHECK(runs[1][1] == "97");
+    CHECK(runs[1][1] == "99");
     CHECK(runs[1][0] != runs[0][0]);
-    CHECK(pids(runs) == 4);
-    // One the runner cannot even describe is left out from the start; the others still share.
-    std::tie(kinds, runs) = grade("ok", "ok", "ok", {{"FAKE_NOLOAD", "98_b"}, {"FAKE_NOPROBE", "1"}});
-    CHECK(kinds.at("98") == "pass");
-    REQUIRE(runs.size() == 3);
-    CHECK(runs[1] == std::vector<std::string>{runs[0][0], "99", "ok"});
-    CHECK(runs[2][1] == "98");
-    CHECK(runs[2][0] != runs[0][0]);
 
     // SYNCLAB_GRADE_SHARED=off: a process a lab.
     std::tie(kinds, runs) = grade("ok", "ok", "ok", {{"SYNCLAB_GRADE_SHARED", "off"}});

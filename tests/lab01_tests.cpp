@@ -136,12 +136,12 @@ TEST_CASE("a kernel that never finishes is stopped by --timeout with exit 1 and 
 TEST_CASE("a lab that stands back is timed by the time it had a core: starved it passes, endless it stops") {
     // The rule: behind (niceness above 0), a hang needs the clock and the core time both past the
     // timeout, or the clock alone at kStandBackLimit times it.
-    CHECK_FALSE(synclab::is_hang(9, 9, 10, false));
-    CHECK(synclab::is_hang(10, 0, 10, false));
-    CHECK_FALSE(synclab::is_hang(50, 2, 10, true));
-    CHECK(synclab::is_hang(50, 10, 10, true));
-    CHECK(synclab::is_hang(10 * synclab::kStandBackLimit, 0, 10, true));
-    CHECK_FALSE(synclab::is_hang(5, 5, 10, true));
+    CHECK_FALSE(synclab::protocol::is_hang(9, 9, 10, false));
+    CHECK(synclab::protocol::is_hang(10, 0, 10, false));
+    CHECK_FALSE(synclab::protocol::is_hang(50, 2, 10, true));
+    CHECK(synclab::protocol::is_hang(50, 10, 10, true));
+    CHECK(synclab::protocol::is_hang(10 * synclab::protocol::kStandBackLimit, 0, 10, true));
+    CHECK_FALSE(synclab::protocol::is_hang(5, 5, 10, true));
 
     synclab::ProcessLimits nicer;  // as the grader runs a child behind its stress runs
     nicer.nice = 5;

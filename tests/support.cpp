@@ -37,6 +37,18 @@ synclab::ProcessResult run_lab(const std::string &name, const std::vector<std::s
     return synclab::run_process(argv, env, limits);
 }
 
+synclab::ProcessResult run_batch(const std::string &name, const std::string &file) {
+    const std::string folder = name.substr(3);  // lab01_workgroup_reduce -> 01_workgroup_reduce
+    std::ifstream in(file, std::ios::binary);
+    std::string text;
+    for (std::string l; std::getline(in, l);) text += (l.empty() ? "" : folder + "\t" + l) + "\n";
+    in.close();
+    std::ofstream(file + ".lines", std::ios::binary | std::ios::trunc) << text;
+    synclab::ProcessLimits limits;
+    limits.timeout_s = 120;
+    return synclab::run_process({lab("synclab-labs"), "--batch", file + ".lines"}, {}, limits);
+}
+
 void check_usage_error(const std::string &lab_name, const std::vector<std::string> &args,
                        const std::string &says, const std::map<std::string, std::string> &env) {
     const auto r = run_lab(lab_name, args, env);

@@ -27,6 +27,10 @@ std::string apply_patch(const std::string &base, const std::string &patch, const
 synclab::ProcessResult run_lab(const std::string &name, const std::vector<std::string> &args,
                                const std::map<std::string, std::string> &env = {});
 
+// Runs the lines of `file` (one run's arguments a line, tab-separated) as the grader does: in one
+// synclab-labs process, each line given the lab's folder name (synclab/protocol.hpp).
+synclab::ProcessResult run_batch(const std::string &name, const std::string &file);
+
 // Bad input: the lab exits 2, prints nothing on stdout and one line on stderr containing `says`
 // (the cause and the fix). Checks with doctest.
 void check_usage_error(const std::string &lab_name, const std::vector<std::string> &args,

@@ -37,8 +37,8 @@ inline const synclab::Declaration kLab{
     .oclgrind_groups = 4,  // groups that wait for one another meet; hbcheck judges their fences
     // Stress schedules: the four barriers students write, over the groups discovery finds.
     // `discovered` is the decentralized barrier again, behind a second discovery: left out. Two
-    // of 128 steps: the two failed each of its fixtures in 20 of 20 grader runs
-    // (docs/benchmarks.md, 2026-11-27, late morning). The warm-up: one step.
+    // schedules of 128 steps: the fewest that fail every lab 09 stress fixture in every grader
+    // run (docs/benchmarks.md, "Stress schedules"). The warm-up: one step.
     .stress_schedules = 2,
     .stress_args = {"--variant", "centralized,decentralized,generation,hierarchical", "--steps", "128"},
     .stress_warm_up = {"--steps", "1"},

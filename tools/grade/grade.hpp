@@ -2,15 +2,14 @@
 // into a private folder, the lab runs there as a child process (in the sandbox when there is
 // one), and its machine-readable verdict decides the grade.
 #pragma once
-#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "cores.hpp"
 #include "labs.hpp"
 #include "synclab/program_text.hpp"
 #include "sandbox.hpp"
@@ -33,36 +32,6 @@ struct Result {
     bool passed() const { return grade == "pass"; }
 };
 
-// Stress runs given the cores first. A schedule holds one group back while the others act
-// (synclab/stress.hpp): that works only while the others are on a core, not waiting for a time
-// slice that another job's lab holds. So in a grading with stress schedules, every other child
-// runs kBehindStress nicer than the grader (but those of labs whose groups wait for one another:
-// a starved group gives a right spin wait up), its stress runs at the grader's own niceness, and at
-// most one stress run per kStressThreads jobs runs at once (StressGate): two stress runs on two
-// cores would deschedule each other's groups. The children of labs whose groups wait never run
-// beside a stress run either (enter_beside): on both cores and never niced, they would do the
-// same. Measured: docs/benchmarks.md (2026-11-27).
-constexpr int kBehindStress = 19;
-
-class StressGate {
-public:
-    explicit StressGate(unsigned slots) : slots_(slots ? slots : 1), free_(slots_) {}
-    // A stress run: waits for a slot, and for no child beside (below) to be running; false (and
-    // no slot) once *stop is non-zero.
-    bool enter(const volatile int *stop);
-    void leave();
-    // A child of a lab whose groups wait: runs beside others of its kind, never beside a stress
-    // run, nor ahead of one waiting. False once *stop is non-zero.
-    bool enter_beside(const volatile int *stop);
-    void leave_beside();
-
-private:
-    std::mutex m_;
-    std::condition_variable cv_;
-    unsigned slots_, free_;
-    unsigned beside_ = 0, waiting_ = 0;  // children beside; stress runs waiting for a slot
-};
-
 struct Settings {
     std::string bin_dir;        // where the lab executables are
     // --device for the dynamic runs: each listed device in turn ({""} = the lab's default).
@@ -82,11 +51,12 @@ struct Settings {
     // for itself is not the children's.
     std::string icd_vendors;
     Sandbox sandbox;            // not available(): children run with the limits above only
-    // synclab-labs beside the labs ("" = none), and the labs (ids) it runs as their own
-    // executables do (runner_labs): grade_labs gives those one process for all their dynamic
-    // runs on the one device.
-    std::string runner;
+    // The labs (ids) whose dynamic runs grade_labs shares between labs of a submission, in one
+    // process on the one device: those the runner describes as their executables do
+    // (runner_labs). None: a process a lab.
     std::set<std::string> runner_labs;
+    // synclab-labs, beside the labs: every child runs in it (batch.hpp).
+    std::string runner() const { return bin_dir + "/synclab-labs"; }
     // The macros every child's program text is preprocessed with (SYNCLAB_PROFILE); a lab whose
     // text differs under another profile is graded under that one too.
     std::string profile = synclab::profiles().front().name;
@@ -114,24 +84,8 @@ std::vector<Result> grade_labs(const std::vector<const Recipe *> &recipes, const
 
 // Which of `labs` the runner describes exactly as their executables do (--describe through it,
 // with `folder` for its batch file); none when it is missing or fails.
-std::set<std::string> runner_labs(const std::string &runner, const std::vector<Recipe> &labs,
+std::set<std::string> runner_labs(const std::vector<Recipe> &labs, const Settings &s,
                                   const std::string &folder, const volatile int *stop = nullptr);
-
-// The environment the grader adds for a lab's dynamic runs. On POCL, each kernel is compiled once
-// for every work-group size (POCL_WORK_GROUP_SPECIALIZATION=0): the same source at the same
-// optimisation, without the size as a constant, as a GPU compiles it. Three sizes on one build
-// then cost one compile, not three; where each build meets one size (build_per_size: -D WG) the
-// compile for every size is the slower one, so POCL specialises there.
-// POCL's CPU device gets two compute units (threads), whatever the host has: a kernel's grade
-// depends far less on the grading machine's core count, it is what CI's two cores measure, and
-// -j N lab processes on N cores put two threads on a core, not one per host core each (16
-// threads a process on a busy 8-core host left a right barrier's groups unscheduled past its
-// budget: graded wrong). The price: a spin barrier is graded over two groups.
-std::map<std::string, std::string> dynamic_run_env(const synclab::Declaration &lab);
-
-// The environment of a lab's stress schedules: as its dynamic runs', with the stress settings
-// a student's --stress run sets too (synclab::stress_environment: two POCL threads, as here).
-std::map<std::string, std::string> stress_run_env(const synclab::Declaration &lab);
 
 // Whether the lab lists an Oclgrind device. It ends its child when *stop becomes non-zero.
 bool oclgrind_listed(const std::string &executable, const volatile int *stop = nullptr);

@@ -85,8 +85,7 @@ int run(int argc, char **argv) {
     const grade::WorkFolder work(settings.sandbox.drops_privilege());
 
     // Plan.
-    grade::share_processes(settings, subs.size(), opt.jobs, labs, catalog.all, work.path(),
-                           &grade::g_stop_flag);
+    grade::share_processes(settings, subs.size(), opt.jobs, labs, work.path(), &grade::g_stop_flag);
     grade::Plan plan = grade::make_plan(subs, labs, kept, settings, opt.jobs);
     if (settings.stress)
         settings.stress_gate = std::make_shared<grade::StressGate>(plan.jobs / synclab::kStressThreads);

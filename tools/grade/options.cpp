@@ -9,7 +9,7 @@
 #include <cxxopts.hpp>
 
 #include "synclab/errors.hpp"
-#include "synclab/options.hpp"  // kMaxTimeout
+#include "synclab/protocol.hpp"  // kMaxTimeout
 
 using synclab::UsageError;
 
@@ -208,7 +208,7 @@ void check_options(Options &o) {
                          "gets its gradebook and JUnit reports)");
     if (o.resume && o.restart)
         throw UsageError("--resume keeps the gradebook's rows and --restart empties it: give one");
-    o.timeout = number_option("timeout", o.timeout_text, "seconds", 2, synclab::kMaxTimeout,
+    o.timeout = number_option("timeout", o.timeout_text, "seconds", 2, synclab::protocol::kMaxTimeout,
                               "a lab needs that long to build its kernels and start");
     // 1 TiB: any real limit is below it, and MiB << 20 stays far from overflowing.
     constexpr double kMaxMemoryMiB = double(std::size_t(1) << 20);

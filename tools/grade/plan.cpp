@@ -7,22 +7,29 @@
 #include <map>
 #include <utility>
 
+#include "synclab/errors.hpp"
+
 namespace fs = std::filesystem;
 
 namespace grade {
 
-// The labs of one submission in one process where synclab-labs can run them (grade_labs);
-// SYNCLAB_GRADE_SHARED=off grades one process a lab.
+// Every child runs in synclab-labs (batch.hpp): each lab graded must be one it describes as the
+// lab's own executable does. The labs of one submission share a process where they can
+// (grade_labs); SYNCLAB_GRADE_SHARED=off grades one process a lab.
 void share_processes(Settings &settings, std::size_t submissions, unsigned jobs,
-                     const std::vector<const Recipe *> &labs, const std::vector<Recipe> &all_labs,
-                     const std::string &work, const volatile int *stop) {
+                     const std::vector<const Recipe *> &labs, const std::string &work,
+                     const volatile int *stop) {
+    std::vector<Recipe> graded;
+    for (const Recipe *r : labs) graded.push_back(*r);
+    settings.runner_labs = runner_labs(graded, settings, work, stop);
+    if (stop && *stop) return;
+    for (const Recipe *r : labs)
+        if (!settings.runner_labs.count(r->id))
+            throw synclab::UsageError("synclab-labs (" + settings.runner() + ") cannot run lab " + r->declaration.dir +
+                                      " as its executable does: build the labs again (cmake --build build)");
     const char *shared_env = std::getenv("SYNCLAB_GRADE_SHARED");
     const bool could_share = submissions >= jobs && labs.size() > 1;
-    if (could_share && !(shared_env && std::string(shared_env) == "off")) {
-        settings.runner = (fs::path(settings.bin_dir) / "synclab-labs").string();
-        settings.runner_labs = runner_labs(settings.runner, all_labs, work, stop);
-        if (settings.runner_labs.empty()) settings.runner.clear();
-    }
+    if (!could_share || (shared_env && std::string(shared_env) == "off")) settings.runner_labs.clear();
 }
 
 Plan make_plan(const std::vector<Submission> &subs, const std::vector<const Recipe *> &labs,
@@ -47,7 +54,7 @@ Plan make_plan(const std::vector<Submission> &subs, const std::vector<const Reci
         }
     // A student's ungraded labs together, when the class keeps every worker busy that way and
     // they can share a process; otherwise one (student, lab).
-    const bool by_student = !settings.runner.empty();
+    const bool by_student = !settings.runner_labs.empty();
     for (std::size_t t : todo) {
         if (by_student && !plan.units.empty() &&
             plan.tasks[plan.units.back().front()].student == plan.tasks[t].student)

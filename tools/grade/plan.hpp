@@ -26,15 +26,16 @@ struct Plan {
     bool resumed = false;  // some rows were kept from the gradebook
 };
 
-// Sets settings.runner (and runner_labs) when the labs of one submission can share a process
-// (grade_labs): asked only when a class keeps every worker busy with whole submissions, and not
-// with SYNCLAB_GRADE_SHARED=off. `work` is the grader's private folder.
+// Checks that synclab-labs runs every lab of `labs` as its executable does (UsageError if not),
+// and keeps in settings.runner_labs those whose dynamic runs a submission's labs share (grade_labs):
+// only when a class keeps every worker busy with whole submissions, and not with
+// SYNCLAB_GRADE_SHARED=off. `work` is the grader's private folder.
 void share_processes(Settings &settings, std::size_t submissions, unsigned jobs,
-                     const std::vector<const Recipe *> &labs, const std::vector<Recipe> &all_labs,
-                     const std::string &work, const volatile int *stop);
+                     const std::vector<const Recipe *> &labs, const std::string &work,
+                     const volatile int *stop);
 
 // The plan for `subs` x `labs`, with the rows in `kept` done already. A worker takes a student's
-// ungraded labs together when settings.runner is set, otherwise one (student, lab).
+// ungraded labs together when settings.runner_labs is not empty, otherwise one (student, lab).
 Plan make_plan(const std::vector<Submission> &subs, const std::vector<const Recipe *> &labs,
                const std::vector<Result> &kept, const Settings &settings, unsigned jobs);
 

@@ -8,8 +8,8 @@
 // The scaffolding the modules call is this program's own (it exports it), so every lab of a
 // submission shares one context per device, and with it what POCL loads per context (its kernel
 // library, about half a second): a submission's labs pay for it once, not once a lab.
-// Each run begins with "== run I of N" on stdout and "== run I of N at S s" on stderr, S the
-// seconds since this program started: the grader splits the output, and the time, by run.
+// Each run begins with its marker on both streams (synclab/protocol.hpp): the grader splits the
+// output, and the time, by run.
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -23,6 +23,7 @@
 
 #include "synclab/errors.hpp"
 #include "synclab/lab.hpp"
+#include "synclab/protocol.hpp"
 
 namespace fs = std::filesystem;
 
@@ -39,7 +40,7 @@ int run(const std::string &batch) {
     const auto start = std::chrono::steady_clock::now();
     std::vector<std::vector<std::string>> lines;
     try {
-        lines = synclab::batch_lines(batch);
+        lines = synclab::protocol::read_batch(batch);
     } catch (const synclab::UsageError &e) {
         return usage(e.what());
     }
@@ -72,11 +73,8 @@ int run(const std::string &batch) {
             }
         }
         // On both streams: the grader gives each run its own part of each.
-        std::printf("== run %zu of %zu:%s\n", i + 1, lines.size(), shown.c_str());
-        std::fflush(stdout);
-        std::fprintf(stderr, "== run %zu of %zu at %.3f s\n", i + 1, lines.size(),
-                     std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-        std::fflush(stderr);
+        synclab::protocol::mark_run(i, lines.size(), shown,
+                                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
         std::vector<char *> args;
         std::string name = "lab" + lab;
         args.push_back(name.data());

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "synclab/program_text.hpp"
+#include "synclab/protocol.hpp"
 #include "synclab/stress.hpp"
 #include "synclab/verdict.hpp"
 
@@ -330,7 +331,7 @@ void watch_parent() {
     static bool watching = false;  // once a process: synclab-labs runs many labs in one
     if (watching) return;
     watching = true;
-    const char *text = std::getenv("SYNCLAB_PARENT_FD");
+    const char *text = std::getenv(protocol::kParentFd);
     if (!text || !*text) return;
     const int fd = std::atoi(text);
     struct stat st {};
@@ -358,7 +359,7 @@ void stand_back() {
     static bool done = false;  // once a process
     if (done) return;
     done = true;
-    const char *text = std::getenv("SYNCLAB_SESSION_NICE");
+    const char *text = std::getenv(protocol::kSessionNice);
     if (!text || !*text) return;
     const int nice = std::atoi(text);
     if (nice < 1 || nice > 19) return;
@@ -408,7 +409,7 @@ public:
                 last = now;
                 cpu = cpu_now;
                 wall = std::chrono::duration<double>(now - start).count();
-                if (is_hang(wall, ran, seconds, behind)) break;
+                if (protocol::is_hang(wall, ran, seconds, behind)) break;
             }
             std::fflush(stdout);
             char took[96] = "";
@@ -613,30 +614,6 @@ int run_once(int argc, char **argv, const Declaration &decl, const std::function
 
 }  // namespace
 
-// --batch FILE: each line of FILE is one run's arguments, separated by tabs, run in order in
-// this process until one does not exit 0. The grader's runs of one submission share the
-// device's context, and with it what POCL loads once per context (its kernel library: half a
-// second) and every program built (Env::context).
-std::vector<std::vector<std::string>> batch_lines(const std::string &path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw UsageError("cannot read --batch file " + path + ": check the path");
-    std::vector<std::vector<std::string>> lines;
-    for (std::string l; std::getline(in, l);) {
-        if (l.empty()) continue;
-        std::vector<std::string> args(1);
-        for (char c : l) {
-            if (c == '\t') args.emplace_back();
-            else args.back() += c;
-        }
-        for (const auto &a : args)
-            if (a == "--batch" || a.rfind("--batch=", 0) == 0)
-                throw UsageError("--batch file " + path + " names --batch itself: one level only");
-        lines.push_back(std::move(args));
-    }
-    if (lines.empty()) throw UsageError("--batch file " + path + " holds no run: one a line");
-    return lines;
-}
-
 int run_lab(int argc, char **argv, const Declaration &decl, const std::function<int(Lab &)> &body) {
     watch_parent();
     stand_back();
@@ -644,31 +621,7 @@ int run_lab(int argc, char **argv, const Declaration &decl, const std::function<
     // one another gets as many as its race check meets at once.
     if (decl.oclgrind_groups)
         setenv("OCLGRIND_NUM_THREADS", std::to_string(decl.oclgrind_groups).c_str(), 0);
-    const std::string first = argc > 1 ? argv[1] : "";
-    const bool joined = first.rfind("--batch=", 0) == 0;  // --batch=FILE
-    if (first != "--batch" && !joined) return run_once(argc, argv, decl, body);
-    const std::string name = decl.executable();
-    std::vector<std::vector<std::string>> lines;
-    const int rc = guarded_main(name.c_str(), [&] {
-        if (argc != (joined ? 2 : 3))
-            throw UsageError("--batch takes one FILE and nothing else: put every option in its lines");
-        lines = batch_lines(joined ? first.substr(8) : std::string(argv[2]));
-        return kOk;
-    });
-    if (rc != kOk) return rc;
-    for (std::size_t i = 0; i < lines.size(); ++i) {
-        std::string shown;
-        for (const auto &a : lines[i]) shown += " " + a;
-        std::printf("== run %zu of %zu:%s\n", i + 1, lines.size(), shown.c_str());
-        std::fflush(stdout);
-        std::vector<char *> args{argv[0]};
-        for (auto &a : lines[i]) args.push_back(a.data());
-        args.push_back(nullptr);
-        const int line_rc = run_once(static_cast<int>(args.size() - 1), args.data(), decl, body);
-        std::fflush(stdout);
-        if (line_rc != kOk) return line_rc;
-    }
-    return kOk;
+    return run_once(argc, argv, decl, body);
 }
 
 }  // namespace synclab

@@ -52,9 +52,6 @@ cxxopts::Options make_parser(const std::string &program, const std::string &desc
         ("describe", "print this lab's declaration in machine-readable form, then exit")
         ("verdict", "also write the verdict in machine-readable form to FILE (for synclab-grade)",
          cxxopts::value<std::string>()->default_value(""))
-        ("batch", "run each line of FILE (one run's options, tab-separated) in turn in this "
-                  "process until one fails (for synclab-grade); the only option when given",
-         cxxopts::value<std::string>())
         ("h,help", "show this help");
     return p;
 }
@@ -73,8 +70,6 @@ bool parse(cxxopts::Options &parser, int argc, char **argv, Options &o) {
                                       "2 usage or set-up error.\n";
         return false;
     }
-    if (r.count("batch"))  // run_lab takes `--batch FILE` alone, before parsing
-        throw UsageError("--batch takes one FILE and nothing else: put every option in its lines");
     o.device = r["device"].as<std::string>();
     o.list_devices = r.count("list-devices") > 0;
     o.kernels = r["kernels"].as<std::string>();
@@ -117,9 +112,5 @@ std::uint64_t effective_seed(const Options &o) {
            static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
 }
 
-bool is_hang(double wall_s, double ran_s, double timeout_s, bool stands_back) {
-    if (wall_s < timeout_s) return false;
-    return !stands_back || ran_s >= timeout_s || wall_s >= timeout_s * kStandBackLimit;
-}
 
 }  // namespace synclab

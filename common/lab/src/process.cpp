@@ -155,7 +155,7 @@ ProcessResult run_process(const std::vector<std::string> &argv,
     int alive[2] = {-1, -1};  // limits.parent_pipe: [0] is the child's fd 3, [1] stays here
     if (limits.parent_pipe) {
         if (pipe2(alive, O_CLOEXEC)) throw std::runtime_error("pipe failed");
-        merged["SYNCLAB_PARENT_FD"] = "3";
+        merged[protocol::kParentFd] = "3";
     }
     auto close_alive = [&] {
         for (int &fd : alive)
@@ -193,7 +193,7 @@ ProcessResult run_process(const std::vector<std::string> &argv,
     if (alive[0] >= 0) close(alive[0]), alive[0] = -1;  // alive[1] is closed once it has ended
 
     ProcessResult r;
-    const double timeout = std::clamp(limits.timeout_s, 0.0, kMaxTimeout);
+    const double timeout = std::clamp(limits.timeout_s, 0.0, protocol::kMaxTimeout);
     const auto deadline = std::chrono::steady_clock::now() +
                           std::chrono::milliseconds(static_cast<long long>(timeout * 1000));
     pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "synclab/errors.hpp"
+#include "synclab/protocol.hpp"
 #include "synclab/kernels.hpp"
 #include "synclab/process.hpp"
 
@@ -65,7 +66,7 @@ const Profile *find_profile(const std::string &name) {
 }
 
 const Profile *active_profile() {
-    const char *name = std::getenv("SYNCLAB_PROFILE");
+    const char *name = std::getenv(protocol::kProfile);
     if (!name || !*name) return nullptr;
     if (const Profile *p = find_profile(name)) return p;
     std::string names;
@@ -472,7 +473,7 @@ std::string folder_key(const std::string &path) {
 // their job): each entry holds its whole key, so only the same build finds it. A child could
 // write a false one, as it could write a false verdict: the cache trusts no more than that.
 std::string cache_file(const std::string &kind, const std::string &key) {
-    const char *dir = std::getenv("SYNCLAB_TEXT_CACHE");
+    const char *dir = std::getenv(protocol::kTextCache);
     if (!dir || !*dir) return "";
     std::uint64_t h = 1469598103934665603ull;  // FNV-1a: a name, not a check
     for (unsigned char c : key) h = (h ^ c) * 1099511628211ull;

@@ -1,5 +1,7 @@
 #include "synclab/stress.hpp"
 
+#include "synclab/protocol.hpp"
+
 #include <sys/mman.h>
 
 #include <cstdio>
@@ -176,14 +178,7 @@ std::string stress_prelude() {
 std::string stress_repeat_command(const std::string &program, const std::vector<std::string> &args,
                                   std::uint64_t seed) {
     std::string out = program;
-    for (const auto &a : args) {
-        const bool plain =
-            !a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                              "0123456789-_=.,/:+") == std::string::npos;
-        std::string quoted = "'";
-        for (char c : a) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-        out += " " + (plain ? a : quoted + "'");
-    }
+    for (const auto &a : args) out += " " + protocol::shell_quote(a);
     return out + " --stress 1 --seed " + std::to_string(seed) + " --repeat " +
            std::to_string(kRepeatTries);
 }

@@ -96,14 +96,9 @@ private:
 
 // Parses the shared options, handles --help, --describe and --list-devices, picks the device,
 // runs body, and turns every exception into one line, an exit code and a verdict record.
-// `lab --batch FILE` runs each line of FILE (one run's arguments, tab-separated) in turn in this
-// process, each with its own options, watchdog and --verdict file, and stops at the first that
-// does not exit 0, returning its exit code.
+// The grader runs several lines in one process through synclab-labs (protocol.hpp), which calls
+// this once a line.
 int run_lab(int argc, char **argv, const Declaration &decl, const std::function<int(Lab &)> &body);
-
-// The lines of a --batch FILE, each split at its tabs; blank lines skipped. UsageError when the
-// file cannot be read, holds no line, or a line names --batch itself.
-std::vector<std::vector<std::string>> batch_lines(const std::string &path);
 
 // Runs body and maps every exception to a one-line message on stderr, an exit code and a
 // verdict record (--verdict).

@@ -6,6 +6,8 @@
 
 #include <cxxopts.hpp>
 
+#include "synclab/protocol.hpp"
+
 namespace synclab {
 
 struct Options {
@@ -29,18 +31,7 @@ struct Options {
     cxxopts::ParseResult extra;  // the lab's own options
 };
 
-// The longest wait a lab's --timeout and the grader's child processes accept: longer is "no
-// limit" in effect, and bigger numbers would overflow the clocks' arithmetic.
-constexpr double kMaxTimeout = 1e6;
-
-// Whether a run that has taken wall_s seconds, and had a core for ran_s of them, outlived its
-// --timeout. One that stands back (niceness above 0: the grader runs its children behind its
-// stress runs) may wait for a core far longer than it runs: it is a hang once it has also had a
-// core for timeout_s (a hang on POCL's CPU or Oclgrind spins), or by the clock alone at
-// kStandBackLimit times timeout_s (a hang that sleeps, or a run starved that long). The grader's
-// bound on such a child is that and a margin.
-constexpr double kStandBackLimit = 10;
-bool is_hang(double wall_s, double ran_s, double timeout_s, bool stands_back);
+using protocol::kMaxTimeout;  // --timeout's largest
 
 // A parser with the shared options already added; a lab adds its own to it.
 cxxopts::Options make_parser(const std::string &program, const std::string &description,

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "synclab/options.hpp"  // kMaxTimeout
+#include "synclab/protocol.hpp"  // kMaxTimeout
 
 namespace synclab {
 
@@ -31,7 +31,7 @@ struct ProcessLimits {
     // The child gets fd 3, the read end of a pipe whose write end only this call holds, and
     // SYNCLAB_PARENT_FD=3: it reads end-of-file once this process is gone (a lab then stops).
     // The parent-death signal alone is not enough: bubblewrap drops it while it sets up the
-    // sandbox, and a grader killed in that moment left the lab running (2 of 12 kills here).
+    // sandbox, and a grader killed in that moment would leave the lab running.
     bool parent_pipe = false;
     // Raises the child's niceness by this much (at most to 19): 0 keeps ours.
     int nice = 0;

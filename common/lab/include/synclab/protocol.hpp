@@ -1,0 +1,66 @@
+// For the lab runtime, synclab-labs and synclab-grade alike: the protocol between the grader and
+// a lab child. Batch files, run markers, verdict files (their records: verdict.hpp), the
+// environment the grader sets, quoting of commands shown to people, and the limits on a run.
+#pragma once
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "synclab/verdict.hpp"
+
+namespace synclab::protocol {
+
+using Args = std::vector<std::string>;
+
+// The environment a grader gives its children.
+constexpr const char *kParentFd = "SYNCLAB_PARENT_FD";      // a pipe: end-of-file once the grader is gone
+constexpr const char *kSessionNice = "SYNCLAB_SESSION_NICE";  // the child's session's niceness (cores.hpp)
+constexpr const char *kProfile = "SYNCLAB_PROFILE";           // the macros a program text is made under
+constexpr const char *kTextCache = "SYNCLAB_TEXT_CACHE";      // the folder the children share texts in
+
+// The longest wait a lab's --timeout and the grader's child processes accept: longer is "no
+// limit" in effect, and bigger numbers would overflow the clocks' arithmetic.
+constexpr double kMaxTimeout = 1e6;
+
+// The bound on a process that runs `runs` lines, each with its own watchdog of timeout_s: the
+// watchdogs end a hang first; this ends a process that never reaches them.
+double batch_timeout(double timeout_s, std::size_t runs);
+
+// Whether a run that has taken wall_s seconds, and had a core for ran_s of them, outlived its
+// --timeout. One that stands back (niceness above 0: the grader runs its children behind its
+// stress runs) may wait for a core far longer than it runs: it is a hang once it has also had a
+// core for timeout_s (a hang on POCL's CPU or Oclgrind spins), or by the clock alone at
+// kStandBackLimit times timeout_s (a hang that sleeps, or a run starved that long). The grader's
+// bound on such a child is that and a margin.
+constexpr double kStandBackLimit = 10;
+bool is_hang(double wall_s, double ran_s, double timeout_s, bool stands_back);
+
+// A batch file: one run a line, the lab's folder name (01_workgroup_reduce) and then its
+// arguments, separated by tabs. synclab-labs runs the lines in order in one process; a line that
+// does not exit 0 ends its lab's lines, and the next lab's go on.
+std::string batch_text(const std::vector<Args> &lines);  // an argument holding a tab or newline throws
+std::vector<Args> read_batch(const std::string &path);   // UsageError when unreadable or empty
+
+// Run markers: before each line, "== run I of N: ARGS" on stdout and "== run I of N at S s" on
+// stderr, S the seconds since the runner started. The grader splits each stream, and the time,
+// at them.
+void mark_run(std::size_t i, std::size_t n, const std::string &shown, double at_s);
+struct RunParts {
+    std::vector<std::string> out, err;  // each run's part of each stream, without its marker
+    std::vector<bool> marked;           // whether the runner marked the run on stderr (it began)
+    std::vector<double> at;             // when it began, on the runner's clock
+};
+// Lines before the first marker go with run 1. A marker out of order or out of range is
+// output like any other line.
+RunParts split_runs(const std::string &out, const std::string &err, std::size_t n);
+
+// A verdict file written by a child: never through a link it left, never waiting on a FIFO,
+// at most 1 MiB. `found`: whether a plain file was there.
+VerdictRecord read_verdict(const std::string &path, bool *found = nullptr);
+
+// An argument as a POSIX shell reads it back: plain when it needs no quotes, else in single
+// quotes.
+std::string shell_quote(const std::string &arg);
+std::string shell_command(const Args &argv);
+
+}  // namespace synclab::protocol

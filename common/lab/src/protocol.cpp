@@ -1,0 +1,153 @@
+#include "synclab/protocol.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "synclab/errors.hpp"
+
+namespace synclab::protocol {
+
+double batch_timeout(double timeout_s, std::size_t runs) {
+    return std::min(timeout_s * static_cast<double>(std::max<std::size_t>(runs, 1)) + 30, kMaxTimeout);
+}
+
+bool is_hang(double wall_s, double ran_s, double timeout_s, bool stands_back) {
+    if (wall_s < timeout_s) return false;
+    return !stands_back || ran_s >= timeout_s || wall_s >= timeout_s * kStandBackLimit;
+}
+
+std::string batch_text(const std::vector<Args> &lines) {
+    std::string text;
+    for (const auto &line : lines) {
+        for (std::size_t a = 0; a < line.size(); ++a) {
+            if (line[a].find_first_of("\t\n\r") != std::string::npos)
+                throw UsageError("a batch argument holds a tab or a line break: " + line[a].substr(0, 80));
+            text += (a ? "\t" : "") + line[a];
+        }
+        text += "\n";
+    }
+    return text;
+}
+
+std::vector<Args> read_batch(const std::string &path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw UsageError("cannot read --batch file " + path + ": check the path");
+    std::vector<Args> lines;
+    for (std::string l; std::getline(in, l);) {
+        if (l.empty()) continue;
+        Args args(1);
+        for (char c : l) {
+            if (c == '\t') args.emplace_back();
+            else args.back() += c;
+        }
+        for (const auto &a : args)
+            if (a == "--batch" || a.rfind("--batch=", 0) == 0)
+                throw UsageError("--batch file " + path + " names --batch itself: one level only");
+        lines.push_back(std::move(args));
+    }
+    if (lines.empty()) throw UsageError("--batch file " + path + " holds no run: one a line");
+    return lines;
+}
+
+void mark_run(std::size_t i, std::size_t n, const std::string &shown, double at_s) {
+    std::fflush(stdout);
+    std::fflush(stderr);
+    std::printf("== run %zu of %zu:%s\n", i + 1, n, shown.c_str());
+    std::fflush(stdout);
+    std::fprintf(stderr, "== run %zu of %zu at %.3f s\n", i + 1, n, at_s);
+    std::fflush(stderr);
+}
+
+namespace {
+
+// The run a marker line begins (1-based), or 0. A stdout marker ends in ':' after N; a stderr
+// marker in " at S s", S finite and not before the run before it.
+std::size_t marker(const std::string &l, std::size_t n, bool on_err, double &at) {
+    if (l.rfind("== run ", 0) != 0) return 0;
+    std::size_t i = 0, of = 0;
+    int used = 0;
+    if (on_err) {
+        if (std::sscanf(l.c_str(), "== run %zu of %zu at %lf s%n", &i, &of, &at, &used) != 3 ||
+            static_cast<std::size_t>(used) != l.size() || !std::isfinite(at) || at < 0)
+            return 0;
+    } else if (std::sscanf(l.c_str(), "== run %zu of %zu:%n", &i, &of, &used) != 2 || used == 0) {
+        return 0;
+    }
+    return of == n && i >= 1 && i <= n ? i : 0;
+}
+
+std::vector<std::string> split(const std::string &text, std::size_t n, bool on_err,
+                               std::vector<bool> *marked, std::vector<double> *at) {
+    std::vector<std::string> part(n);
+    std::istringstream in(text);
+    std::size_t cur = 0;  // 1-based; 0 before the first marker
+    double last = 0;
+    for (std::string l; std::getline(in, l);) {
+        double when = 0;
+        const std::size_t i = marker(l, n, on_err, when);
+        if (i > cur && (!on_err || when >= last)) {
+            cur = i;
+            if (on_err) {
+                (*marked)[i - 1] = true;
+                (*at)[i - 1] = last = when;
+            }
+            continue;
+        }
+        if (n) part[cur ? cur - 1 : 0] += l + "\n";
+    }
+    return part;
+}
+
+}  // namespace
+
+RunParts split_runs(const std::string &out, const std::string &err, std::size_t n) {
+    RunParts p;
+    p.marked.assign(n, false);
+    p.at.assign(n, 0);
+    p.out = split(out, n, false, nullptr, nullptr);
+    p.err = split(err, n, true, &p.marked, &p.at);
+    return p;
+}
+
+VerdictRecord read_verdict(const std::string &path, bool *found) {
+    const int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat st {};
+    const bool plain = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    if (found) *found = plain;
+    std::string text;
+    if (plain) {  // a verdict is a few lines; never read one without end
+        char buf[65536];
+        for (ssize_t got; text.size() < (1u << 20) && (got = read(fd, buf, sizeof buf)) != 0;) {
+            if (got < 0 && errno == EINTR) continue;
+            if (got < 0) break;
+            text.append(buf, static_cast<std::size_t>(got));
+        }
+    }
+    if (fd >= 0) close(fd);
+    return parse_verdict(text);
+}
+
+std::string shell_quote(const std::string &a) {
+    const bool plain = !a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                         "0123456789-_=.,/:+@%") == std::string::npos;
+    if (plain) return a;
+    std::string q = "'";
+    for (char c : a) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+}
+
+std::string shell_command(const Args &argv) {
+    std::string out;
+    for (const auto &a : argv) out += (out.empty() ? "" : " ") + shell_quote(a);
+    return out;
+}
+
+}  // namespace synclab::protocol

@@ -1,0 +1,108 @@
+// Who gets a core (cores.hpp).
+#include "cores.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include "grade.hpp"
+#include "synclab/protocol.hpp"
+#include "synclab/stress.hpp"
+
+namespace grade {
+
+bool StressGate::enter(const volatile int *stop) {
+    std::unique_lock<std::mutex> lock(m_);
+    ++waiting_;
+    while (!free_ || beside_) {
+        if (stop && *stop) break;
+        cv_.wait_for(lock, std::chrono::milliseconds(100));
+    }
+    --waiting_;
+    if (stop && *stop) {
+        cv_.notify_all();  // children beside that waited behind this one
+        return false;
+    }
+    --free_;
+    return true;
+}
+
+void StressGate::leave() {
+    {
+        std::lock_guard<std::mutex> lock(m_);
+        ++free_;
+    }
+    cv_.notify_all();
+}
+
+bool StressGate::enter_beside(const volatile int *stop) {
+    std::unique_lock<std::mutex> lock(m_);
+    while (free_ < slots_ || waiting_) {
+        if (stop && *stop) return false;
+        cv_.wait_for(lock, std::chrono::milliseconds(100));
+    }
+    if (stop && *stop) return false;
+    ++beside_;
+    return true;
+}
+
+void StressGate::leave_beside() {
+    {
+        std::lock_guard<std::mutex> lock(m_);
+        --beside_;
+    }
+    cv_.notify_all();
+}
+
+bool holds_cores(const Settings &s, const synclab::Declaration &lab) {
+    return s.stress && synclab::groups_wait(lab);
+}
+
+Place::Place(const Settings &s, const synclab::Declaration &lab, Role role, synclab::ProcessLimits &limits,
+             std::map<std::string, std::string> &env, const volatile int *stop) {
+    namespace protocol = synclab::protocol;
+    // SYNCLAB_SESSION_NICE is set for a child that stands back, and "" otherwise: one the grader
+    // inherited must never renice the grader's own session (no sandbox) or a stress run's.
+    env[protocol::kSessionNice] = "";
+    // A child stands behind the stress runs: a warm-up always (it grades nothing, and cut short
+    // it only builds less), a check in a grading with stress schedules unless its lab's groups
+    // wait for one another (a spin wait's budget counts polls: a group starved at niceness 19
+    // gives a right barrier up).
+    const bool behind = role == Role::WarmUp || (role == Role::Check && s.stress && !synclab::groups_wait(lab));
+    if (behind) {
+        limits.nice = kBehindStress;
+        // It may wait for a core as long as the stress runs hold them: the lab's watchdog times
+        // it by the time it had a core as well (protocol::is_hang), and our bound is its limit
+        // and a margin. Not a warm-up's.
+        if (role == Role::Check)
+            limits.timeout_s = std::min(limits.timeout_s * protocol::kStandBackLimit + 30, protocol::kMaxTimeout);
+        // A sandbox gives each child a session of its own: its niceness is the session's too.
+        if (s.sandbox.available()) env[protocol::kSessionNice] = std::to_string(kBehindStress);
+    }
+    beside_ = role == Role::Check && holds_cores(s, lab);
+    if ((role == Role::Stress || beside_) && s.stress_gate) {
+        gate_ = s.stress_gate.get();
+        entered_ = beside_ ? gate_->enter_beside(stop) : gate_->enter(stop);
+    }
+}
+
+Place::~Place() {
+    if (gate_ && entered_) beside_ ? gate_->leave_beside() : gate_->leave();
+}
+
+std::map<std::string, std::string> dynamic_run_env(const synclab::Declaration &lab) {
+    const char *kGradingComputeUnits = "2";  // why: cores.hpp
+    return {{"POCL_WORK_GROUP_SPECIALIZATION", synclab::pocl_work_group_specialization(lab)},
+            {"POCL_CPU_MAX_CU_COUNT", kGradingComputeUnits},   // POCL 4 and later
+            {"POCL_MAX_PTHREAD_COUNT", kGradingComputeUnits},  // POCL 3 (Debian 12's 3.1); 4+ too
+            // POCL takes the larger of the maximum and a minimum: none of the caller's minimums.
+            {"POCL_CPU_MIN_CU_COUNT", ""},
+            {"POCL_PTHREAD_MIN_THREADS", ""}};
+}
+
+std::map<std::string, std::string> stress_run_env(const synclab::Declaration &lab) {
+    auto env = dynamic_run_env(lab);
+    for (const auto &[name, value] : synclab::stress_environment()) env[name] = value;
+    return env;
+}
+
+}  // namespace grade

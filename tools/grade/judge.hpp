@@ -1,0 +1,50 @@
+// For the grader's stages: what a child's run means. The lab's machine-readable verdict decides
+// (docs/contract.md); the process's exit and signals only where it could not write one.
+#pragma once
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "batch.hpp"
+#include "grade.hpp"
+
+namespace grade {
+
+// Text for reports.
+std::vector<std::string> lines_of(const std::string &text);       // its lines that are not blank
+std::string relative(std::string s, const std::string &dir);      // paths in `dir` shown relative to it
+std::string join(const std::vector<std::string> &v, const std::string &sep = " ");
+std::string clip(std::string line, std::size_t max = 240);        // a line kept to its start
+std::string tail(const std::string &text, std::size_t max_lines);  // the last lines, indented
+std::string seconds_text(double s);
+
+// Whether a child's verdict says all was verified, and it exited 0 as it says.
+bool ran_right(const Run &run);
+
+// What went wrong in a child run, as (kind, one-line reason); kind "" when it passed.
+std::pair<std::string, std::string> classify(const Run &run, const std::string &kernels_dir, double timeout_s);
+
+// The run's command and what it said, in the row's details; the profiles its text differed under.
+void note_run(Result &r, const Run &run, const std::string &title);
+
+// Oclgrind's findings among `variants`, as the lab recorded them: the first kind (races first)
+// and one line; ("", "") when none fails the lab.
+std::pair<std::string, std::string> race_findings(const synclab::VerdictRecord &v,
+                                                  const std::vector<std::string> &variants,
+                                                  const std::string &kernels_dir);
+
+// How many stress schedules a lab runs (--stress N, or its declaration's), and its stress run's
+// arguments.
+unsigned stress_schedules(const Recipe &recipe, const Settings &s);
+std::vector<std::string> stress_line(const Recipe &recipe, const Settings &s);
+
+// The grade a stress run gives a lab that passed so far (`passed`): grade, kind and reason. A
+// schedule that went wrong is named by its seed, with the command that repeats it on the
+// student's own folder.
+std::tuple<std::string, std::string, std::string> stress_grade(const Recipe &recipe, const Settings &s,
+                                                               const Run &st, const std::string &passed,
+                                                               const std::string &copy,
+                                                               const std::string &kernels_dir);
+
+}  // namespace grade

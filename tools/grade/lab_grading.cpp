@@ -1,0 +1,350 @@
+// One lab of one submission (lab_grading.hpp): its dynamic runs, its race check, its stress
+// schedules, in that order; the first failure is the grade.
+#include "lab_grading.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "judge.hpp"
+#include "sandbox.hpp"  // stage_submission
+#include "synclab/protocol.hpp"
+
+namespace fs = std::filesystem;
+
+namespace grade {
+
+const char *const kStressPending = "stress-pending";
+
+namespace {
+
+// One lab of one submission, graded in job_dir (see grade_lab).
+class LabGrading {
+public:
+    using Clock = std::chrono::steady_clock;
+    LabGrading(const Recipe &recipe, const std::string &student, const Settings &s,
+               const volatile int *stop, const std::string &job_dir, const Shared *shared,
+               Clock::time_point start, bool defer_stress)
+        : recipe_(recipe), s_(s), stop_(stop), job_dir_(job_dir), shared_(shared), start_(start),
+          defer_stress_(defer_stress),
+          copy_((fs::path(job_dir) / "submission").string()) {
+        r_.student = student;
+        r_.lab = recipe.id;
+    }
+    Result grade(const std::string &kernels_dir);
+
+private:
+    const Recipe &recipe_;
+    const Settings &s_;
+    const volatile int *stop_;
+    const std::string &job_dir_;
+    const Shared *shared_;
+    const Clock::time_point start_;
+    const bool defer_stress_;  // stress runs left to stress_together (kStressPending)
+    Result r_;
+    // The submission's own files, copied: the lab never reads the student's folder itself.
+    const std::string copy_;
+    JobFolders folders_;
+    // Which graded variants a run did not check, and why (a device without sub-groups, say).
+    std::map<std::string, std::string> unchecked_;
+    std::set<std::string> checked_;
+    // The dynamic runs' outcome: the first failure's kind and reason, the failed variants, the
+    // runs this device could not make, and how many runs were made.
+    std::string kind_, reason_;
+    std::vector<std::string> failed_, not_run_;
+    int runs_ = 0;
+
+    Result finish(std::string grade, std::string kind, std::string reason);
+    // One line alone: a race check (Role::Check), a stress run or its warm-up (stress()).
+    Run run(std::vector<std::string> args, std::map<std::string, std::string> env,
+            std::size_t memory, bool variants = true, Role role = Role::Check);
+    std::vector<Run> run_batch(const std::vector<synclab::Args> &sets, const std::string &device,
+                               std::size_t memory);
+    void note_skips(const Run &run_result);
+    bool dynamic_runs();
+    std::size_t judge_runs(const std::vector<Run> &done, std::size_t from,
+                           const std::string &on_device);
+    Result race_check(const std::string &skipped_note);
+    Result stress(const std::string &passed);
+    std::string kernels_dir_;  // the student's own folder, as the grader was given it
+};
+
+Result LabGrading::finish(std::string grade, std::string kind, std::string reason) {
+    r_.grade = std::move(grade);
+    r_.kind = std::move(kind);
+    r_.reason = std::move(reason);
+    r_.seconds = std::chrono::duration<double>(Clock::now() - start_).count() +
+                 (shared_ ? shared_->seconds : 0);
+    return r_;
+}
+
+Run LabGrading::run(std::vector<std::string> args, std::map<std::string, std::string> env,
+                    std::size_t memory, bool variants, Role role) {
+    const BatchResult b = grade::run_batch(s_, folders_, {{&recipe_, std::move(args), variants}},
+                                    {role, std::move(env), memory}, stop_);
+    Run out = b.runs.front();
+    if (b.stopped) out.process.interrupted = true;
+    return out;
+}
+
+// Every argument set in one process, each line its own run; the lab stops at the first that
+// fails. One Run per line it reached (run_batch's rule).
+std::vector<Run> LabGrading::run_batch(const std::vector<synclab::Args> &sets,
+                                       const std::string &device, std::size_t memory) {
+    std::vector<Line> lines;
+    for (const auto &set : sets) {
+        lines.push_back({&recipe_, set, true});
+        if (!device.empty()) lines.back().args.insert(lines.back().args.end(), {"--device", device});
+    }
+    const BatchResult b = grade::run_batch(s_, folders_, lines, {Role::Check, dynamic_run_env(recipe_.declaration), memory}, stop_);
+    std::vector<Run> out;
+    if (b.stopped) return out;
+    for (std::size_t i = 0; i < lines.size(); ++i)
+        if (b.ran[i]) out.push_back(b.runs[i]);
+    return out;
+}
+
+void LabGrading::note_skips(const Run &run_result) {
+    for (const auto &v : run_result.verdict.variants) {
+        if (std::find(recipe_.variants.begin(), recipe_.variants.end(), v.variant) ==
+            recipe_.variants.end())
+            continue;
+        if (v.state == "skipped") unchecked_.emplace(v.variant, v.detail);
+        else checked_.insert(v.variant);
+    }
+}
+
+// The runs `done` of the argument sets from `from` on: each noted, the first failure's kind and
+// reason kept. Returns where the next process begins: after a run this device cannot make, or
+// at the end.
+std::size_t LabGrading::judge_runs(const std::vector<Run> &done, std::size_t from,
+                                   const std::string &on_device) {
+    const std::vector<synclab::Args> &sets = recipe_.runs;
+    std::size_t next = sets.size();
+    for (std::size_t j = 0; j < done.size() && kind_.empty(); ++j) {
+        const std::size_t i = from + j;
+        const Run &run_result = done[j];
+        note_run(r_, run_result, "run");
+        const auto &v = run_result.verdict;
+        if (v.finished && v.kind == "unsupported" && run_result.process.exited &&
+            run_result.process.exit_code == v.exit_code) {
+            not_run_.push_back(join(sets[i]) + on_device + " (" +
+                               clip(relative(v.message, copy_), 160) + ")");
+            next = i + 1;
+            break;
+        }
+        ++runs_;
+        note_skips(run_result);
+        std::tie(kind_, reason_) = classify(run_result, copy_, s_.timeout_s);
+        if (kind_.empty()) continue;
+        for (const auto &var : v.variants)
+            if (var.state == "wrong" &&
+                std::find(recipe_.variants.begin(), recipe_.variants.end(), var.variant) !=
+                    recipe_.variants.end())
+                failed_.push_back(var.variant);
+        if (kind_ == "wrong-answer" || kind_ == "crash") {
+            std::string where = join(sets[i]) + on_device;
+            if (!v.seed.empty()) where += " --seed " + v.seed;
+            reason_ += " (" + where + ")";
+        }
+    }
+    return next;
+}
+
+// (1) Dynamic runs: every graded variant, every argument set, one lab process per device
+// (--batch): the runs share the device's context, what the OpenCL implementation loads once per
+// context (POCL's kernel library) and every program built (Env::context). The first failure
+// ends them, gives the kind and the reason, and names every failed variant. A run this device
+// cannot make (a work-group above the device's own largest; below it the launch decides, and a
+// refused one is the kernel's doing and stays an error) checks nothing there: it is "not
+// checked (why)", and the runs after it go on in a new process. False when *stop ended them.
+bool LabGrading::dynamic_runs() {
+    if (shared_) r_.details += shared_->note + "\n";
+    for (std::size_t d = 0; d < s_.devices.size() && kind_.empty(); ++d) {
+        const std::string &device = s_.devices[d];
+        const std::string on_device = device.empty() ? "" : " --device " + device;
+        const std::vector<synclab::Args> &sets = recipe_.runs;
+        if (sets.empty()) break;  // a lab that declares no dynamic run
+        for (std::size_t from = 0; from < sets.size() && kind_.empty();) {
+            if (*stop_) return false;
+            // --quick: the first run this device can make, alone.
+            const std::size_t upto = s_.quick ? from + 1 : sets.size();
+            const std::vector<Run> done =
+                shared_ && d == 0 && from == 0
+                    ? shared_->runs
+                    : run_batch({sets.begin() + static_cast<std::ptrdiff_t>(from),
+                                 sets.begin() + static_cast<std::ptrdiff_t>(upto)},
+                                device, s_.device_memory_bytes.at(d));
+            if (*stop_) return false;
+            from = judge_runs(done, from, on_device);
+        }
+    }
+    return true;
+}
+
+Result LabGrading::grade(const std::string &kernels_dir) {
+    kernels_dir_ = kernels_dir;
+    const Staged staged = stage_submission(kernels_dir, copy_, recipe_.kernel_file);
+    if (!staged.refused.empty()) return finish("fail", "refused", staged.refused);
+    if (std::find(staged.files.begin(), staged.files.end(), recipe_.kernel_file) ==
+        staged.files.end())
+        return finish("missing", "missing", recipe_.kernel_file + " not handed in");
+    folders_ = job_folders(job_dir_, s_);
+
+    if (!dynamic_runs()) return finish("", "", "");
+    if (failed_.size() > 1) reason_ += "; failed variants: " + join(failed_);
+    if (kind_.empty() && runs_ == 0 && !not_run_.empty())  // nothing checked is never a pass
+        return finish("fail", "error", "no grading run could run here: " + not_run_.front());
+    // A build error or a hang would only repeat itself on Oclgrind.
+    if (kind_ == "compile-error" || kind_ == "timeout" || kind_ == "error")
+        return finish("fail", kind_, reason_);
+
+    // What was not checked is said in every row, passing or not.
+    std::string skipped_note;
+    for (const auto &[variant, why] : unchecked_)
+        if (!checked_.count(variant))
+            skipped_note += "; not checked: " + variant + " (" + clip(why, 160) + ")";
+    for (const auto &line : not_run_) skipped_note += "; not checked: " + line;
+    return race_check(skipped_note);
+}
+
+// (2) The race check: the lab on Oclgrind records each finding; a finding fails the lab, or
+// explains a wrong answer.
+Result LabGrading::race_check(const std::string &skipped_note) {
+    std::string race_note;
+    if (recipe_.oclgrind.empty())
+        race_note = "; not race-checked (" +
+                    (recipe_.race_skipped.empty() ? std::string("the lab declares no race check")
+                                                  : recipe_.race_skipped) +
+                    ")";
+    else if (!s_.race_check || !s_.oclgrind_available)
+        race_note = "; " + s_.race_check_note;
+    if (!race_note.empty()) {
+        if (kind_.empty()) return stress(std::to_string(runs_) + " run(s) right" + race_note + skipped_note);
+        return finish("fail", kind_, reason_ + race_note + skipped_note);
+    }
+    if (*stop_) return finish("", "", "");
+    std::vector<std::string> args{"--device", "oclgrind"};
+    args.insert(args.end(), recipe_.oclgrind.begin(), recipe_.oclgrind.end());
+    // The lab turns Oclgrind's checks on from its own declaration; settings of the grader's own
+    // environment must not turn any of them off.
+    // One group at a time (deterministic, one core per race check under -j), unless the lab's
+    // groups wait for one another: then as many as its declaration says meet.
+    const unsigned groups = recipe_.declaration.oclgrind_groups;
+    const std::map<std::string, std::string> og_env{
+        {"OCLGRIND_DATA_RACES", ""},   {"OCLGRIND_UNINITIALIZED", ""},
+        {"OCLGRIND_UNIFORM_WRITES", ""}, {"OCLGRIND_MAX_ERRORS", ""},
+        {"OCLGRIND_PLUGINS", ""},      {"OCLGRIND_NUM_THREADS", std::to_string(groups ? groups : 1)}};
+    const Run og = run(args, og_env, s_.oclgrind_memory_bytes);
+    if (*stop_) return finish("", "", "");
+    note_run(r_, og, "race check on Oclgrind");
+    auto [og_kind, og_reason] = race_findings(og.verdict, recipe_.variants, copy_);
+    if (og_kind.empty()) {
+        auto [k, why] = classify(og, copy_, s_.timeout_s);
+        if (!k.empty() && kind_.empty()) {
+            og_kind = k;
+            og_reason = "on Oclgrind: " + why;
+        }
+    }
+    if (!kind_.empty()) {  // the dynamic failure stays the grade; Oclgrind says why
+        if (!og_kind.empty() && og_reason.rfind("on Oclgrind", 0) != 0)
+            reason_ += "; Oclgrind: " + og_reason;
+        return finish("fail", kind_, reason_ + skipped_note);
+    }
+    if (!og_kind.empty()) return finish("fail", og_kind, og_reason + skipped_note);
+    std::string not_checked;  // a check the lab could not make (hbcheck not built)
+    for (const auto &f : og.verdict.findings)
+        if (f.kind == "not-checked") not_checked += "; " + f.message;
+    return stress(std::to_string(runs_) + " run(s) right; Oclgrind: no findings" + not_checked +
+                  skipped_note);
+}
+
+// (3) Stress schedules, for a lab that declares them and passed so far: its protocols between
+// work-groups run again in one process, each schedule with delays injected at the atomics and
+// fences, on the lab's own device (POCL's CPU, which otherwise never shows their windows). A
+// schedule that goes wrong fails the lab, named by its seed with the command that repeats it on
+// the student's folder.
+Result LabGrading::stress(const std::string &passed) {
+    const synclab::Declaration &d = recipe_.declaration;
+    if (!d.stress_schedules) return finish("pass", "pass", passed);
+    if (!s_.stress)
+        return finish("pass", "pass",
+                      passed + (s_.quick ? "; not stress-tested (--quick)"
+                                         : "; not stress-tested (--no-stress)"));
+    if (*stop_) return finish("", "", "");
+    if (defer_stress_) return finish("pass", kStressPending, passed);
+    const std::vector<std::string> args = stress_line(recipe_, s_);
+    // Its build first, behind the stress runs and beside any other work (--warm-up): the stress
+    // run then holds the cores for its schedules alone, its kernels served by POCL's cache. The
+    // warm-up grades nothing (a group starved behind a stress run may give a right barrier up):
+    // whatever it did, the stress run decides, and builds what the cache lacks.
+    std::vector<std::string> warm_up = args;
+    warm_up.insert(warm_up.end(), d.stress_warm_up.begin(), d.stress_warm_up.end());
+    warm_up.push_back("--warm-up");
+    const Run w = run(warm_up, stress_run_env(d), s_.device_memory_bytes.front(), false, Role::WarmUp);
+    if (*stop_) return finish("", "", "");
+    note_run(r_, w, "stress build (--warm-up, graded by the stress run)");
+    const Run st = run(args, stress_run_env(d), s_.device_memory_bytes.front(), false, Role::Stress);
+    if (*stop_) return finish("", "", "");
+    note_run(r_, st, "stress schedules");
+    const auto [grade, kind, why] = stress_grade(recipe_, s_, st, passed, copy_, kernels_dir_);
+    return finish(grade, kind, why);
+}
+
+}  // namespace
+
+Result grade_one(const Recipe &recipe, const std::string &student, const std::string &kernels_dir,
+                 const Settings &s, const volatile int *stop, const std::string &job_dir,
+                 const Shared *shared, bool defer_stress) {
+    const auto start = std::chrono::steady_clock::now();
+    struct Emptied {  // nothing of one submission is left for the next
+        std::string dir;
+        ~Emptied() { clear_folder(dir); }
+    } emptied{job_dir};
+    clear_folder(job_dir);
+    LabGrading grading(recipe, student, s, stop, job_dir, shared, start, defer_stress);
+    return grading.grade(kernels_dir);
+}
+
+
+Result judge_other_profiles(Result r, const Recipe &recipe, const std::string &student,
+                            const std::string &kernels_dir, const Settings &s,
+                            const volatile int *stop, const std::string &job_dir) {
+    std::set<std::string> judged{s.profile};
+    while (r.passed() && !*stop) {
+        const auto next = std::find_if(r.profiles_differ.begin(), r.profiles_differ.end(),
+                                       [&](const std::string &p) { return !judged.count(p); });
+        const synclab::Profile *profile = next == r.profiles_differ.end() ? nullptr : synclab::find_profile(*next);
+        if (!profile) break;
+        judged.insert(profile->name);
+        Settings other = s;
+        other.profile = profile->name;
+        const Result o = grade_one(recipe, student, kernels_dir, other, stop, job_dir, nullptr);
+        const std::string under = "with the macros of " + profile->says;
+        r.seconds += o.seconds;
+        r.details += "\n" + under + ", where the program text differs:\n" + o.details;
+        r.profiles_differ.insert(o.profiles_differ.begin(), o.profiles_differ.end());
+        if (o.grade.empty()) {  // stopped: unfinished
+            r.grade = r.kind = r.reason = "";
+        } else if (!o.passed()) {
+            r.grade = o.grade;
+            r.kind = o.kind;
+            r.reason = under + " (the text differs there): " + o.reason;
+        } else {
+            r.reason += "; " + under + " (the text differs there): passed too";
+        }
+    }
+    return r;
+}
+
+
+Result grade_lab(const Recipe &recipe, const std::string &student, const std::string &kernels_dir,
+                 const Settings &s, const volatile int *stop, const std::string &job_dir) {
+    return judge_other_profiles(grade_one(recipe, student, kernels_dir, s, stop, job_dir, nullptr),
+                                recipe, student, kernels_dir, s, stop, job_dir);
+}
+
+}  // namespace grade

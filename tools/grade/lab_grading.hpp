@@ -1,0 +1,36 @@
+// For the grader's stages: one lab of one submission, graded in a job's folder (grade_lab), and
+// what grade_labs hands it when several labs of the submission shared a process.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "batch.hpp"
+#include "grade.hpp"
+
+namespace grade {
+
+// One lab's dynamic runs on the first device, made in a process shared with other labs: as its
+// own batch would have returned them.
+struct Shared {
+    std::vector<Run> runs;
+    std::string note;
+    double seconds = 0;  // the time of its runs in the shared process
+};
+
+// The kind of a row whose stress schedules grade_labs runs for all the submission's labs at once
+// (stress_together): everything before them passed, and the row's reason says what.
+extern const char *const kStressPending;
+
+// grade_lab's work under the settings' profile alone; `shared`: its dynamic runs already made;
+// `defer_stress`: its stress schedules left to the caller (kStressPending).
+Result grade_one(const Recipe &recipe, const std::string &student, const std::string &kernels_dir,
+                 const Settings &s, const volatile int *stop, const std::string &job_dir,
+                 const Shared *shared, bool defer_stress = false);
+
+// A lab whose program text differs under another profile is graded under that one too, every
+// check on that text: it passes only where it passes under each.
+Result judge_other_profiles(Result r, const Recipe &recipe, const std::string &student,
+                            const std::string &kernels_dir, const Settings &s,
+                            const volatile int *stop, const std::string &job_dir);
+
+}  // namespace grade
