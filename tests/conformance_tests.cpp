@@ -376,7 +376,7 @@ TEST_CASE("a copy of lab 01 under a new number is a lab: built, listed by the gr
     synclab::ProcessLimits limits;
     limits.timeout_s = 600;
     const auto built = synclab::run_process(
-        {"/bin/sh", "-c", "cd '" + root.string() + "' && make -s -j2 -f Makefile.lecture OUT=out lab97 grading"},
+        {"/bin/sh", "-c", "cd '" + root.string() + "' && make -s -j2 -f Makefile.lecture OUT=out CXXFLAGS='-O0 -std=c++20 -Wall' lab97 grading"},
         {}, limits);
     CAPTURE(built.err);
     REQUIRE(built.exit_code == 0);

@@ -77,8 +77,8 @@ TEST_CASE("the gradebook round-trips names with commas, quotes and line breaks")
     grade::Result r;
     r.student = "a,\"b\"\nc\r\nd";
     r.lab = "01";
-    r.grade = "fail";
-    r.kind = "wrong-answer";
+    r.grade = grade::Grade::Fail;
+    r.kind = grade::Kind::WrongAnswer;
     r.reason = "two\nlines";
     r.seconds = 1.5;
     const std::string text = std::string(grade::kGradebookHeader) + "\n" + grade::csv_row(r) +
@@ -102,8 +102,8 @@ TEST_CASE("the gradebook keeps a spreadsheet from running a student's name as a 
         grade::Result r;
         r.student = name;
         r.lab = "01";
-        r.grade = "fail";
-        r.kind = "compile-error";
+        r.grade = grade::Grade::Fail;
+        r.kind = grade::Kind::CompileError;
         r.reason = name;  // a reason quotes the student's text too
         const std::string row = grade::csv_row(r);
         const char first = row[0] == '"' ? row[1] : row[0];
@@ -160,7 +160,7 @@ TEST_CASE("hostile submissions are refused or graded on their own files, and not
     for (const auto &[name, kind] : want) {
         CAPTURE(name);
         REQUIRE(rows.count(name));
-        CHECK(rows.at(name).kind == kind);
+        CHECK(grade::name(rows.at(name).kind) == kind);
         CHECK(test::line_count(rows.at(name).reason) <= 1);
     }
     CHECK(contains(rows.at("include_secret").reason, "#include"));
@@ -317,7 +317,7 @@ TEST_CASE("a class graded with -j 2 gives the gradebook of -j 1, in order") {
         CHECK(r.exit_code == 1);
         std::vector<std::string> keys;
         for (const auto &row : grade::parse_gradebook(read_file(csv)))
-            keys.push_back(row.student + "," + row.lab + "," + row.grade + "," + row.kind);
+            keys.push_back(row.student + "," + row.lab + "," + grade::name(row.grade) + "," + grade::name(row.kind));
         return keys;
     };
     const auto one = grade_with("1"), two = grade_with("2");
@@ -356,7 +356,7 @@ TEST_CASE("a grader killed with SIGKILL leaves no lab running, and --resume comp
     CHECK(r.exit_code == 1);
     const auto rows = rows_by_student(csv);
     CHECK(rows.size() == 3);
-    CHECK(rows.at("b_hangs").kind == "timeout");
+    CHECK(rows.at("b_hangs").kind == grade::Kind::Timeout);
     // The folder the killed grader left behind is gone once the next one has run.
     CHECK(fs::is_empty(tmp));
 }

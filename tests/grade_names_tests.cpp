@@ -145,10 +145,10 @@ TEST_CASE("every folder of a class gets its rows: a hidden or badly named one is
         CAPTURE(name);
         REQUIRE(rows.count(name));
         const grade::Result &row = rows.at(name);
-        CHECK(row.kind == kind_and_words.first);
+        CHECK(grade::name(row.kind) == kind_and_words.first);
         CHECK(contains(row.reason, kind_and_words.second));
         CHECK(test::line_count(row.reason) <= 1);
-        if (row.kind == "refused")
+        if (row.kind == grade::Kind::Refused)
             CHECK((contains(row.reason, "rename") || contains(row.reason, "readable")));
     }
     // The plain file is no student, and is said to be none.
@@ -195,7 +195,7 @@ TEST_CASE("a class whose only folder is hidden fails with its row, and passes on
     CHECK(hidden.exit_code == 1);  // never 0 with no row
     auto rows = rows_by_student(dir / "hidden.csv");
     REQUIRE(rows.size() == 1);
-    CHECK(rows.at(".alice").kind == "refused");
+    CHECK(rows.at(".alice").kind == grade::Kind::Refused);
     CHECK(contains(rows.at(".alice").reason, "rename it without the leading '.'"));
     CHECK(contains(hidden.out, ".alice, lab 01: FAIL refused"));
 
@@ -205,7 +205,7 @@ TEST_CASE("a class whose only folder is hidden fails with its row, and passes on
     CHECK(renamed.exit_code == 0);
     rows = rows_by_student(dir / "renamed.csv");
     REQUIRE(rows.size() == 1);
-    CHECK(rows.at("alice").kind == "pass");
+    CHECK(rows.at("alice").kind == grade::Kind::Pass);
 }
 
 TEST_CASE("a kernel that prints bytes that are not UTF-8 and control bytes leaves well-formed JUnit XML and valid platform JSON, and its UTF-8 as it was") {

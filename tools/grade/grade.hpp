@@ -16,12 +16,25 @@
 
 namespace grade {
 
+// A row's grade, and why in one word; name() gives the gradebook's words (docs/grading.md).
+enum class Grade { Unfinished, Pass, Fail, Missing };
+enum class Kind {
+    None,  // not graded (yet)
+    Pass, Missing, Refused, CompileError, WrongAnswer, Crash, Timeout, Stress,
+    DataRace, MemoryModel, BarrierDivergence, OutOfBounds, Uninitialized,  // Oclgrind's, hbcheck's
+    Error,         // the grading could not judge it (the lab left no verdict, a set-up failure)
+    StressPending  // passed all but its stress schedules, which grade_labs runs later (never recorded)
+};
+const char *name(Grade g);  // "" (unfinished), "pass", "fail", "missing"
+const char *name(Kind k);   // "" (none), "pass", "compile-error", "data-race", ...
+// The grade or kind a word names; false when it names none.
+bool grade_named(const std::string &word, Grade &out);
+bool kind_named(const std::string &word, Kind &out);
+
 struct Result {
     std::string student, lab;  // lab: the recipe's id
-    std::string grade;         // "pass", "fail" or "missing"
-    // Why, as one word: pass, missing, refused, compile-error, wrong-answer, crash, timeout,
-    // data-race, barrier-divergence, out-of-bounds, uninitialized, error.
-    std::string kind;
+    Grade grade = Grade::Unfinished;
+    Kind kind = Kind::None;
     std::string reason;        // one line for the student (also says what was not checked)
     std::string details;       // commands run and their output (the JUnit report's body)
     double seconds = 0;
@@ -29,7 +42,8 @@ struct Result {
     // Profiles under which a child's program text differed (synclab/program_text.hpp): the lab
     // is judged under each of them too.
     std::set<std::string> profiles_differ;
-    bool passed() const { return grade == "pass"; }
+    bool passed() const { return grade == Grade::Pass; }
+    bool finished() const { return grade != Grade::Unfinished; }
 };
 
 struct Settings {

@@ -90,32 +90,32 @@ bool ran_right(const Run &run) {
 
 // What went wrong in a child run, as (kind, one-line reason); kind "" when it passed. The lab's
 // machine-readable verdict decides; its exit and signals only where it could not write one.
-std::pair<std::string, std::string> classify(const Run &run, const std::string &kernels_dir,
+std::pair<Kind, std::string> classify(const Run &run, const std::string &kernels_dir,
                                              double timeout_s) {
     const auto &p = run.process;
     const auto &v = run.verdict;
-    if (p.timed_out) return {"timeout", hang_reason(timeout_s)};
-    if (p.signal) return {"crash", "crashed: killed by " + signal_name(p.signal)};
+    if (p.timed_out) return {Kind::Timeout, hang_reason(timeout_s)};
+    if (p.signal) return {Kind::Crash, "crashed: killed by " + signal_name(p.signal)};
     // Inside the sandbox the lab is bubblewrap's child, and a signal that kills it comes back
     // as bubblewrap's exit code 128 + the signal's number.
     if (!v.finished && p.exited && p.exit_code > 128 && p.exit_code < 128 + 65)
-        return {"crash", "crashed: killed by " + signal_name(p.exit_code - 128)};
+        return {Kind::Crash, "crashed: killed by " + signal_name(p.exit_code - 128)};
     if (!v.finished) {  // what it said last may say why (a module the runner cannot load)
         const auto said = lines_of(p.err);
-        return {"error", "the lab stopped with " + p.describe() + " and left no verdict" +
+        return {Kind::Error, "the lab stopped with " + p.describe() + " and left no verdict" +
                              (said.empty() ? "" : ": " + clip(said.back(), 200))};
     }
     if (p.exited && p.exit_code != v.exit_code)
-        return {"error", "the lab's verdict (exit " + std::to_string(v.exit_code) +
+        return {Kind::Error, "the lab's verdict (exit " + std::to_string(v.exit_code) +
                              ") disagrees with its " + p.describe()};
     const std::string message = clip(relative(v.message, kernels_dir));
-    if (v.kind == "verified") return {"", ""};
-    if (v.kind == "timeout") return {"timeout", hang_reason(timeout_s)};  // its watchdog: --timeout
-    if (v.kind == "crash") return {"crash", "crashed on the device: " + message};
+    if (v.kind == "verified") return {Kind::None, ""};
+    if (v.kind == "timeout") return {Kind::Timeout, hang_reason(timeout_s)};  // its watchdog: --timeout
+    if (v.kind == "crash") return {Kind::Crash, "crashed on the device: " + message};
     if (v.kind == "refused")
-        return {"refused", (v.where.empty() ? "" : relative(v.where, kernels_dir) + ": ") + message};
+        return {Kind::Refused, (v.where.empty() ? "" : relative(v.where, kernels_dir) + ": ") + message};
     if (v.kind == "compile-error")
-        return {"compile-error", "does not compile: " +
+        return {Kind::CompileError, "does not compile: " +
                                      (v.where.empty() ? "" : relative(v.where, kernels_dir) + ": ") +
                                      message};
     if (v.kind == "wrong") {
@@ -123,10 +123,10 @@ std::pair<std::string, std::string> classify(const Run &run, const std::string &
         for (const auto &var : v.variants)
             if (var.state == "wrong" && wrong.size() < 3)
                 wrong.push_back(clip(var.variant + " WRONG (" + var.detail + ")"));
-        return {"wrong-answer",
+        return {Kind::WrongAnswer,
                 "wrong answer: " + (wrong.empty() ? "the lab says so" : join(wrong, "; "))};
     }
-    return {"error", message.empty() ? "the lab stopped with " + p.describe() : message};
+    return {Kind::Error, message.empty() ? "the lab stopped with " + p.describe() : message};
 }
 
 void note_run(Result &r, const Run &run, const std::string &title) {
@@ -141,7 +141,7 @@ void note_run(Result &r, const Run &run, const std::string &title) {
 }
 
 // Oclgrind's findings as the lab recorded them: the first kind (races first) and one line.
-std::pair<std::string, std::string> race_findings(const synclab::VerdictRecord &v,
+std::pair<Kind, std::string> race_findings(const synclab::VerdictRecord &v,
                                                   const std::vector<std::string> &variants,
                                                   const std::string &kernels_dir) {
     std::vector<synclab::FindingRecord> found;
@@ -149,7 +149,7 @@ std::pair<std::string, std::string> race_findings(const synclab::VerdictRecord &
         if (std::find(variants.begin(), variants.end(), f.variant) != variants.end() &&
             synclab::oclgrind_priority(f.kind) < synclab::kOclgrindNotFailing)
             found.push_back(f);
-    if (found.empty()) return {"", ""};
+    if (found.empty()) return {Kind::None, ""};
     // A race often shows up as an uninitialized read too: the race is the one to tell.
     std::stable_sort(found.begin(), found.end(), [](const auto &a, const auto &b) {
         return synclab::oclgrind_priority(a.kind) < synclab::oclgrind_priority(b.kind);
@@ -164,7 +164,9 @@ std::pair<std::string, std::string> race_findings(const synclab::VerdictRecord &
         lines.resize(3);
         lines.push_back("and " + std::to_string(more) + " more");
     }
-    return {found.front().kind, join(lines, "; ")};
+    Kind kind = Kind::Error;  // a failing kind without a name of its own: the grading cannot judge it
+    kind_named(found.front().kind, kind);
+    return {kind, join(lines, "; ")};
 }
 
 std::string signal_name(int sig) {
@@ -195,23 +197,23 @@ std::vector<std::string> stress_line(const Recipe &recipe, const Settings &s) {
 // The grade a stress run gives a lab that passed so far (`passed`): grade, kind and reason. A
 // schedule that went wrong is named by its seed, with the command that repeats it on the
 // student's own folder.
-std::tuple<std::string, std::string, std::string> stress_grade(const Recipe &recipe, const Settings &s,
+std::tuple<Grade, Kind, std::string> stress_grade(const Recipe &recipe, const Settings &s,
                                                                const Run &st, const std::string &passed,
                                                                const std::string &copy,
                                                                const std::string &kernels_dir) {
     const synclab::Declaration &d = recipe.declaration;
     const auto &v = st.verdict;
     if (ran_right(st))
-        return {"pass", "pass",
+        return {Grade::Pass, Kind::Pass,
                 passed + "; " + std::to_string(stress_schedules(recipe, s)) + " stress schedule(s) right"};
     auto [kind, why] = classify(st, copy, s.timeout_s);
-    if (kind.empty()) std::tie(kind, why) = std::pair<std::string, std::string>("error", "the stress run failed");
-    if (v.schedule.empty()) return {"fail", kind, "under stress: " + why};
+    if (kind == Kind::None) std::tie(kind, why) = std::pair<Kind, std::string>(Kind::Error, "the stress run failed");
+    if (v.schedule.empty()) return {Grade::Fail, kind, "under stress: " + why};
     std::vector<std::string> again{"--kernels", kernels_dir};
     again.insert(again.end(), d.stress_args.begin(), d.stress_args.end());
     const std::string repeat =
         synclab::stress_repeat_command(recipe.executable, again, std::stoull(v.schedule));
-    return {"fail", "stress", "wrong under stress schedule " + v.schedule + ": " + why + "; repeat it: " + repeat};
+    return {Grade::Fail, Kind::Stress, "wrong under stress schedule " + v.schedule + ": " + why + "; repeat it: " + repeat};
 }
 
 }  // namespace grade

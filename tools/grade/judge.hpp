@@ -22,15 +22,15 @@ std::string seconds_text(double s);
 // Whether a child's verdict says all was verified, and it exited 0 as it says.
 bool ran_right(const Run &run);
 
-// What went wrong in a child run, as (kind, one-line reason); kind "" when it passed.
-std::pair<std::string, std::string> classify(const Run &run, const std::string &kernels_dir, double timeout_s);
+// What went wrong in a child run, as (kind, one-line reason); Kind::None when it passed.
+std::pair<Kind, std::string> classify(const Run &run, const std::string &kernels_dir, double timeout_s);
 
 // The run's command and what it said, in the row's details; the profiles its text differed under.
 void note_run(Result &r, const Run &run, const std::string &title);
 
 // Oclgrind's findings among `variants`, as the lab recorded them: the first kind (races first)
-// and one line; ("", "") when none fails the lab.
-std::pair<std::string, std::string> race_findings(const synclab::VerdictRecord &v,
+// and one line; (Kind::None, "") when none fails the lab.
+std::pair<Kind, std::string> race_findings(const synclab::VerdictRecord &v,
                                                   const std::vector<std::string> &variants,
                                                   const std::string &kernels_dir);
 
@@ -42,7 +42,7 @@ std::vector<std::string> stress_line(const Recipe &recipe, const Settings &s);
 // The grade a stress run gives a lab that passed so far (`passed`): grade, kind and reason. A
 // schedule that went wrong is named by its seed, with the command that repeats it on the
 // student's own folder.
-std::tuple<std::string, std::string, std::string> stress_grade(const Recipe &recipe, const Settings &s,
+std::tuple<Grade, Kind, std::string> stress_grade(const Recipe &recipe, const Settings &s,
                                                                const Run &st, const std::string &passed,
                                                                const std::string &copy,
                                                                const std::string &kernels_dir);

@@ -17,8 +17,6 @@ namespace fs = std::filesystem;
 
 namespace grade {
 
-const char *const kStressPending = "stress-pending";
-
 namespace {
 
 // One lab of one submission, graded in job_dir (see grade_lab).
@@ -53,11 +51,12 @@ private:
     std::set<std::string> checked_;
     // The dynamic runs' outcome: the first failure's kind and reason, the failed variants, the
     // runs this device could not make, and how many runs were made.
-    std::string kind_, reason_;
+    Kind kind_ = Kind::None;
+    std::string reason_;
     std::vector<std::string> failed_, not_run_;
     int runs_ = 0;
 
-    Result finish(std::string grade, std::string kind, std::string reason);
+    Result finish(Grade grade, Kind kind, std::string reason);
     // One line alone: a race check (Role::Check), a stress run or its warm-up (stress()).
     Run run(std::vector<std::string> args, std::map<std::string, std::string> env,
             std::size_t memory, bool variants = true, Role role = Role::Check);
@@ -72,9 +71,9 @@ private:
     std::string kernels_dir_;  // the student's own folder, as the grader was given it
 };
 
-Result LabGrading::finish(std::string grade, std::string kind, std::string reason) {
-    r_.grade = std::move(grade);
-    r_.kind = std::move(kind);
+Result LabGrading::finish(Grade grade, Kind kind, std::string reason) {
+    r_.grade = grade;
+    r_.kind = kind;
     r_.reason = std::move(reason);
     r_.seconds = std::chrono::duration<double>(Clock::now() - start_).count() +
                  (shared_ ? shared_->seconds : 0);
@@ -124,7 +123,7 @@ std::size_t LabGrading::judge_runs(const std::vector<Run> &done, std::size_t fro
                                    const std::string &on_device) {
     const std::vector<synclab::Args> &sets = recipe_.runs;
     std::size_t next = sets.size();
-    for (std::size_t j = 0; j < done.size() && kind_.empty(); ++j) {
+    for (std::size_t j = 0; j < done.size() && kind_ == Kind::None; ++j) {
         const std::size_t i = from + j;
         const Run &run_result = done[j];
         note_run(r_, run_result, "run");
@@ -139,13 +138,13 @@ std::size_t LabGrading::judge_runs(const std::vector<Run> &done, std::size_t fro
         ++runs_;
         note_skips(run_result);
         std::tie(kind_, reason_) = classify(run_result, copy_, s_.timeout_s);
-        if (kind_.empty()) continue;
+        if (kind_ == Kind::None) continue;
         for (const auto &var : v.variants)
             if (var.state == "wrong" &&
                 std::find(recipe_.variants.begin(), recipe_.variants.end(), var.variant) !=
                     recipe_.variants.end())
                 failed_.push_back(var.variant);
-        if (kind_ == "wrong-answer" || kind_ == "crash") {
+        if (kind_ == Kind::WrongAnswer || kind_ == Kind::Crash) {
             std::string where = join(sets[i]) + on_device;
             if (!v.seed.empty()) where += " --seed " + v.seed;
             reason_ += " (" + where + ")";
@@ -163,12 +162,12 @@ std::size_t LabGrading::judge_runs(const std::vector<Run> &done, std::size_t fro
 // checked (why)", and the runs after it go on in a new process. False when *stop ended them.
 bool LabGrading::dynamic_runs() {
     if (shared_) r_.details += shared_->note + "\n";
-    for (std::size_t d = 0; d < s_.devices.size() && kind_.empty(); ++d) {
+    for (std::size_t d = 0; d < s_.devices.size() && kind_ == Kind::None; ++d) {
         const std::string &device = s_.devices[d];
         const std::string on_device = device.empty() ? "" : " --device " + device;
         const std::vector<synclab::Args> &sets = recipe_.runs;
         if (sets.empty()) break;  // a lab that declares no dynamic run
-        for (std::size_t from = 0; from < sets.size() && kind_.empty();) {
+        for (std::size_t from = 0; from < sets.size() && kind_ == Kind::None;) {
             if (*stop_) return false;
             // --quick: the first run this device can make, alone.
             const std::size_t upto = s_.quick ? from + 1 : sets.size();
@@ -188,19 +187,19 @@ bool LabGrading::dynamic_runs() {
 Result LabGrading::grade(const std::string &kernels_dir) {
     kernels_dir_ = kernels_dir;
     const Staged staged = stage_submission(kernels_dir, copy_, recipe_.kernel_file);
-    if (!staged.refused.empty()) return finish("fail", "refused", staged.refused);
+    if (!staged.refused.empty()) return finish(Grade::Fail, Kind::Refused, staged.refused);
     if (std::find(staged.files.begin(), staged.files.end(), recipe_.kernel_file) ==
         staged.files.end())
-        return finish("missing", "missing", recipe_.kernel_file + " not handed in");
+        return finish(Grade::Missing, Kind::Missing, recipe_.kernel_file + " not handed in");
     folders_ = job_folders(job_dir_, s_);
 
-    if (!dynamic_runs()) return finish("", "", "");
+    if (!dynamic_runs()) return finish(Grade::Unfinished, Kind::None, "");
     if (failed_.size() > 1) reason_ += "; failed variants: " + join(failed_);
-    if (kind_.empty() && runs_ == 0 && !not_run_.empty())  // nothing checked is never a pass
-        return finish("fail", "error", "no grading run could run here: " + not_run_.front());
+    if (kind_ == Kind::None && runs_ == 0 && !not_run_.empty())  // nothing checked is never a pass
+        return finish(Grade::Fail, Kind::Error, "no grading run could run here: " + not_run_.front());
     // A build error or a hang would only repeat itself on Oclgrind.
-    if (kind_ == "compile-error" || kind_ == "timeout" || kind_ == "error")
-        return finish("fail", kind_, reason_);
+    if (kind_ == Kind::CompileError || kind_ == Kind::Timeout || kind_ == Kind::Error)
+        return finish(Grade::Fail, kind_, reason_);
 
     // What was not checked is said in every row, passing or not.
     std::string skipped_note;
@@ -223,10 +222,10 @@ Result LabGrading::race_check(const std::string &skipped_note) {
     else if (!s_.race_check || !s_.oclgrind_available)
         race_note = "; " + s_.race_check_note;
     if (!race_note.empty()) {
-        if (kind_.empty()) return stress(std::to_string(runs_) + " run(s) right" + race_note + skipped_note);
-        return finish("fail", kind_, reason_ + race_note + skipped_note);
+        if (kind_ == Kind::None) return stress(std::to_string(runs_) + " run(s) right" + race_note + skipped_note);
+        return finish(Grade::Fail, kind_, reason_ + race_note + skipped_note);
     }
-    if (*stop_) return finish("", "", "");
+    if (*stop_) return finish(Grade::Unfinished, Kind::None, "");
     std::vector<std::string> args{"--device", "oclgrind"};
     args.insert(args.end(), recipe_.oclgrind.begin(), recipe_.oclgrind.end());
     // The lab turns Oclgrind's checks on from its own declaration; settings of the grader's own
@@ -239,22 +238,22 @@ Result LabGrading::race_check(const std::string &skipped_note) {
         {"OCLGRIND_UNIFORM_WRITES", ""}, {"OCLGRIND_MAX_ERRORS", ""},
         {"OCLGRIND_PLUGINS", ""},      {"OCLGRIND_NUM_THREADS", std::to_string(groups ? groups : 1)}};
     const Run og = run(args, og_env, s_.oclgrind_memory_bytes);
-    if (*stop_) return finish("", "", "");
+    if (*stop_) return finish(Grade::Unfinished, Kind::None, "");
     note_run(r_, og, "race check on Oclgrind");
     auto [og_kind, og_reason] = race_findings(og.verdict, recipe_.variants, copy_);
-    if (og_kind.empty()) {
+    if (og_kind == Kind::None) {
         auto [k, why] = classify(og, copy_, s_.timeout_s);
-        if (!k.empty() && kind_.empty()) {
+        if (k != Kind::None && kind_ == Kind::None) {
             og_kind = k;
             og_reason = "on Oclgrind: " + why;
         }
     }
-    if (!kind_.empty()) {  // the dynamic failure stays the grade; Oclgrind says why
-        if (!og_kind.empty() && og_reason.rfind("on Oclgrind", 0) != 0)
+    if (kind_ != Kind::None) {  // the dynamic failure stays the grade; Oclgrind says why
+        if (og_kind != Kind::None && og_reason.rfind("on Oclgrind", 0) != 0)
             reason_ += "; Oclgrind: " + og_reason;
-        return finish("fail", kind_, reason_ + skipped_note);
+        return finish(Grade::Fail, kind_, reason_ + skipped_note);
     }
-    if (!og_kind.empty()) return finish("fail", og_kind, og_reason + skipped_note);
+    if (og_kind != Kind::None) return finish(Grade::Fail, og_kind, og_reason + skipped_note);
     std::string not_checked;  // a check the lab could not make (hbcheck not built)
     for (const auto &f : og.verdict.findings)
         if (f.kind == "not-checked") not_checked += "; " + f.message;
@@ -269,13 +268,13 @@ Result LabGrading::race_check(const std::string &skipped_note) {
 // the student's folder.
 Result LabGrading::stress(const std::string &passed) {
     const synclab::Declaration &d = recipe_.declaration;
-    if (!d.stress_schedules) return finish("pass", "pass", passed);
+    if (!d.stress_schedules) return finish(Grade::Pass, Kind::Pass, passed);
     if (!s_.stress)
-        return finish("pass", "pass",
+        return finish(Grade::Pass, Kind::Pass,
                       passed + (s_.quick ? "; not stress-tested (--quick)"
                                          : "; not stress-tested (--no-stress)"));
-    if (*stop_) return finish("", "", "");
-    if (defer_stress_) return finish("pass", kStressPending, passed);
+    if (*stop_) return finish(Grade::Unfinished, Kind::None, "");
+    if (defer_stress_) return finish(Grade::Pass, Kind::StressPending, passed);
     const std::vector<std::string> args = stress_line(recipe_, s_);
     // Its build first, behind the stress runs and beside any other work (--warm-up): the stress
     // run then holds the cores for its schedules alone, its kernels served by POCL's cache. The
@@ -285,10 +284,10 @@ Result LabGrading::stress(const std::string &passed) {
     warm_up.insert(warm_up.end(), d.stress_warm_up.begin(), d.stress_warm_up.end());
     warm_up.push_back("--warm-up");
     const Run w = run(warm_up, stress_run_env(d), s_.device_memory_bytes.front(), false, Role::WarmUp);
-    if (*stop_) return finish("", "", "");
+    if (*stop_) return finish(Grade::Unfinished, Kind::None, "");
     note_run(r_, w, "stress build (--warm-up, graded by the stress run)");
     const Run st = run(args, stress_run_env(d), s_.device_memory_bytes.front(), false, Role::Stress);
-    if (*stop_) return finish("", "", "");
+    if (*stop_) return finish(Grade::Unfinished, Kind::None, "");
     note_run(r_, st, "stress schedules");
     const auto [grade, kind, why] = stress_grade(recipe_, s_, st, passed, copy_, kernels_dir_);
     return finish(grade, kind, why);
@@ -327,8 +326,10 @@ Result judge_other_profiles(Result r, const Recipe &recipe, const std::string &s
         r.seconds += o.seconds;
         r.details += "\n" + under + ", where the program text differs:\n" + o.details;
         r.profiles_differ.insert(o.profiles_differ.begin(), o.profiles_differ.end());
-        if (o.grade.empty()) {  // stopped: unfinished
-            r.grade = r.kind = r.reason = "";
+        if (!o.finished()) {  // stopped: unfinished
+            r.grade = Grade::Unfinished;
+            r.kind = Kind::None;
+            r.reason = "";
         } else if (!o.passed()) {
             r.grade = o.grade;
             r.kind = o.kind;

@@ -17,12 +17,9 @@ struct Shared {
     double seconds = 0;  // the time of its runs in the shared process
 };
 
-// The kind of a row whose stress schedules grade_labs runs for all the submission's labs at once
-// (stress_together): everything before them passed, and the row's reason says what.
-extern const char *const kStressPending;
-
 // grade_lab's work under the settings' profile alone; `shared`: its dynamic runs already made;
-// `defer_stress`: its stress schedules left to the caller (kStressPending).
+// `defer_stress`: its stress schedules left to the caller (Kind::StressPending: everything before
+// them passed, and the row's reason says what).
 Result grade_one(const Recipe &recipe, const std::string &student, const std::string &kernels_dir,
                  const Settings &s, const volatile int *stop, const std::string &job_dir,
                  const Shared *shared, bool defer_stress = false);

@@ -111,11 +111,11 @@ protected:
             } else {
                 t.passed = row->passed();
                 const std::string state = t.passed                   ? "pass"
-                                          : row->grade == "missing" ? "missing"
-                                                                    : "FAIL " + row->kind;
+                                          : row->grade == Grade::Missing ? "missing"
+                                                                    : std::string("FAIL ") + name(row->kind);
                 t.summary = state + " [" + lab->kernel_file + "]";
                 t.reason = row->reason;
-                if (row->grade == "missing" && !note_.empty()) t.reason += "; " + note_;
+                if (row->grade == Grade::Missing && !note_.empty()) t.reason += "; " + note_;
                 t.details = t.passed ? "" : clipped(row->details, 4000);
             }
             t.earned = t.passed ? t.points : 0;

@@ -23,7 +23,6 @@ public:
         std::vector<Result> written = rows;
         for (auto &r : written) {
             r.student = shown(r.student);
-            r.kind = shown_text(r.kind, true);
             r.reason = shown_text(r.reason, true);
             r.details = shown_text(r.details, true);
         }

@@ -32,8 +32,8 @@ std::vector<Result> refused(const Submission &sub, const std::vector<const Recip
         Result r;
         r.student = sub.student;
         r.lab = recipe->id;
-        r.grade = "fail";
-        r.kind = "refused";
+        r.grade = Grade::Fail;
+        r.kind = Kind::Refused;
         r.reason = sub.refused;
         results.push_back(r);
     }
@@ -151,10 +151,10 @@ void Scheduler::emit(Task &task) {
     }
     ++written_;
     if (tty_) std::cout << "\r\033[K";
-    const std::string verdict = r.passed() ? "pass" : r.grade == "missing" ? "missing" : "FAIL";
+    const std::string verdict = r.passed() ? "pass" : r.grade == Grade::Missing ? "missing" : "FAIL";
     std::string why;
-    if (r.grade == "missing") why = " (" + r.reason + ")";
-    else if (!r.passed()) why = " " + r.kind + ": " + r.reason;
+    if (r.grade == Grade::Missing) why = " (" + r.reason + ")";
+    else if (!r.passed()) why = std::string(" ") + name(r.kind) + ": " + r.reason;
     else if (r.reason.find("not ") != std::string::npos) why = " (" + r.reason + ")";
     const std::string &student = ctx_.subs[task.student].student;
     std::cout << "[" << written_ << "/" << plan_.tasks.size() << "] " << shown(student) << ", lab "
@@ -200,7 +200,7 @@ Outcome Scheduler::interrupted() {
     std::size_t late = 0;
     for (std::size_t i = written_; i < plan_.tasks.size(); ++i) {
         const Task &t = plan_.tasks[i];
-        if (t.ready && !t.result.grade.empty() && !t.result.kept) {
+        if (t.ready && t.result.finished() && !t.result.kept) {
             for (auto &record : ctx_.records) record->row(t.result);
             ++late;
         }

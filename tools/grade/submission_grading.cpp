@@ -145,7 +145,7 @@ void warm_up_together(const std::vector<const Recipe *> &recipes, const std::vec
     }
 }
 
-// The stress schedules of every lab of one submission that passed all else (kStressPending), at
+// The stress schedules of every lab of one submission that passed all else (Kind::StressPending), at
 // once: their builds in one process behind the stress runs (warm_up_together), then their
 // schedules in one process holding the cores, which gives each lab's line its own verdict. One
 // wait at the gate and two processes for the submission, not one wait and two processes a lab.
@@ -157,7 +157,7 @@ void stress_together(const std::vector<const Recipe *> &recipes, std::vector<Res
                      const Settings &s, const volatile int *stop, const std::string &job_dir) {
     std::vector<std::size_t> pending;
     for (std::size_t i = 0; i < rows.size(); ++i)
-        if (rows[i].kind == kStressPending) pending.push_back(i);
+        if (rows[i].kind == Kind::StressPending) pending.push_back(i);
     if (pending.empty()) return;
     const auto start = std::chrono::steady_clock::now();
     clear_folder(job_dir);
@@ -167,7 +167,7 @@ void stress_together(const std::vector<const Recipe *> &recipes, std::vector<Res
     if (!staged.refused.empty() || staged.files != files) {
         for (std::size_t i : pending)
             std::tie(rows[i].grade, rows[i].kind, rows[i].reason) = std::make_tuple(
-                "fail", "error", "the submission's files changed while it was graded: grade it again");
+                Grade::Fail, Kind::Error, "the submission's files changed while it was graded: grade it again");
         clear_folder(job_dir);
         return;
     }
@@ -196,7 +196,11 @@ void stress_together(const std::vector<const Recipe *> &recipes, std::vector<Res
         at = next;
     }
     for (std::size_t i : pending)  // what *stop left: unfinished
-        if (rows[i].kind == kStressPending) rows[i].grade = rows[i].kind = rows[i].reason = "";
+        if (rows[i].kind == Kind::StressPending) {
+            rows[i].grade = Grade::Unfinished;
+            rows[i].kind = Kind::None;
+            rows[i].reason = "";
+        }
     const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     for (std::size_t i : pending) rows[i].seconds += took / static_cast<double>(pending.size());
     clear_folder(job_dir);
