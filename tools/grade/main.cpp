@@ -16,7 +16,7 @@
 #include "stop.hpp"         // signals
 #include "submissions.hpp"  // submissions
 #include "summary.hpp"      // summary
-#include "synclab/lab.hpp"  // guarded_main
+#include "synclab/runtime.hpp"  // guarded_main
 #include "synclab/stress.hpp"  // kStressThreads
 
 namespace fs = std::filesystem;

@@ -22,7 +22,6 @@
 #include <vector>
 
 #include "synclab/errors.hpp"
-#include "synclab/lab.hpp"
 #include "synclab/protocol.hpp"
 
 namespace fs = std::filesystem;

@@ -15,6 +15,7 @@
 #include "synclab/oclgrind.hpp"
 #include "synclab/options.hpp"
 #include "synclab/reference.hpp"
+#include "synclab/runtime.hpp"  // run_lab
 #include "synclab/timing.hpp"
 
 namespace synclab {
@@ -77,6 +78,7 @@ public:
     bool has_csv() const { return !opt.csv.empty(); }
 
 private:
+    // Oclgrind's findings and what reading them needs (oclgrind_findings.cpp).
     std::vector<OclgrindFinding> new_oclgrind_findings();
     void attribute_oclgrind_findings(std::vector<Verdict> &verdicts);
     void locate_kernel_file();
@@ -93,16 +95,6 @@ private:
     std::unique_ptr<std::ostream> csv_file_;
     std::ostream *csv_stream();
 };
-
-// Parses the shared options, handles --help, --describe and --list-devices, picks the device,
-// runs body, and turns every exception into one line, an exit code and a verdict record.
-// The grader runs several lines in one process through synclab-labs (protocol.hpp), which calls
-// this once a line.
-int run_lab(int argc, char **argv, const Declaration &decl, const std::function<int(Lab &)> &body);
-
-// Runs body and maps every exception to a one-line message on stderr, an exit code and a
-// verdict record (--verdict).
-int guarded_main(const char *program, const std::function<int()> &body);
 
 bool is_power_of_two(std::size_t x);
 

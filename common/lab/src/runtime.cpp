@@ -1,0 +1,331 @@
+// The lab's process runtime (runtime.hpp): what surrounds one run of a lab's body and no student
+// code calls: the grader's pipe and niceness, the watchdog, the stress and warm-up drivers, and
+// guarded_main's one line, exit code and verdict record for every way out.
+#include "synclab/runtime.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <mutex>
+#include <new>
+#include <thread>
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "synclab/lab.hpp"
+#include "synclab/protocol.hpp"
+#include "synclab/stress.hpp"
+#include "synclab/verdict.hpp"
+
+namespace synclab {
+
+namespace {
+
+// The grader gives its children SYNCLAB_PARENT_FD, a pipe that reads end-of-file once the grader
+// is gone (synclab/process.hpp, ProcessLimits::parent_pipe): the lab then stops at once, sandbox
+// or not.
+void watch_parent() {
+    static bool watching = false;  // once a process: synclab-labs runs many labs in one
+    if (watching) return;
+    watching = true;
+    const char *text = std::getenv(protocol::kParentFd);
+    if (!text || !*text) return;
+    const int fd = std::atoi(text);
+    struct stat st {};
+    if (fd < 3 || fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode)) return;  // only the grader's pipe
+    if (fcntl(fd, F_SETFD, FD_CLOEXEC) != 0) return;  // not for what the lab runs
+    std::thread([fd] {
+        char c;
+        for (;;) {
+            const ssize_t got = read(fd, &c, 1);
+            if (got == 0 || (got < 0 && errno != EINTR)) break;
+        }
+        static const char message[] = "stopped: the grader that started this run is gone\n";
+        (void)!write(2, message, sizeof message - 1);
+        _exit(kUsage);
+    }).detach();
+}
+
+// The grader runs its children other than stress runs behind them (tools/grade/cores.hpp,
+// kBehindStress), each nicer than its stress runs. Linux shares the CPU between sessions
+// (autogroups) before niceness counts within one, and a sandbox gives each child a session of
+// its own: there the grader also asks, with SYNCLAB_SESSION_NICE, for the session's niceness.
+// Linux takes one such change a tenth of a second from processes without privileges, machine-wide:
+// a few tries, then the run goes on at its session's niceness.
+void stand_back() {
+    static bool done = false;  // once a process
+    if (done) return;
+    done = true;
+    const char *text = std::getenv(protocol::kSessionNice);
+    if (!text || !*text) return;
+    const int nice = std::atoi(text);
+    if (nice < 1 || nice > 19) return;
+    for (int tries = 0; tries < 30; ++tries) {
+        const int fd = ::open("/proc/self/autogroup", O_WRONLY | O_CLOEXEC);
+        if (fd < 0) return;
+        const std::string value = std::to_string(nice);
+        const ssize_t wrote = ::write(fd, value.data(), value.size());
+        const int err = errno;
+        ::close(fd);
+        if (wrote >= 0 || err != EAGAIN) return;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+}
+
+double process_cpu_seconds() {
+    timespec t{};
+    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t) != 0) return 0;
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+
+// OpenCL cannot cancel a running kernel, so a kernel that never ends (an endless loop, a barrier
+// only some work-items reach) would hang the lab in clFinish. The watchdog ends the process.
+// A run that stands back is timed by the seconds it had a core as well (is_hang): one starved by
+// other work a while is not called a hang. Each tenth of a second counts up to the CPU time
+// the process had in it, so two busy threads count no faster than one.
+class Watchdog {
+public:
+    Watchdog(const std::string &program, double seconds) {
+        if (seconds <= 0) return;
+        errno = 0;
+        const int niceness = getpriority(PRIO_PROCESS, 0);
+        const bool behind = errno == 0 && niceness > 0;
+        thread_ = std::thread([this, program, seconds, behind] {
+            using clock = std::chrono::steady_clock;
+            const auto start = clock::now();
+            const auto step = behind ? std::chrono::duration<double>(0.1)
+                                     : std::chrono::duration<double>(seconds);
+            auto last = start;
+            double cpu = process_cpu_seconds(), ran = 0, wall = 0;
+            std::unique_lock<std::mutex> lock(m_);
+            for (;;) {
+                if (cv_.wait_for(lock, step, [this] { return done_; })) return;
+                const auto now = clock::now();
+                const double cpu_now = process_cpu_seconds();
+                ran += std::min(std::chrono::duration<double>(now - last).count(), cpu_now - cpu);
+                last = now;
+                cpu = cpu_now;
+                wall = std::chrono::duration<double>(now - start).count();
+                if (protocol::is_hang(wall, ran, seconds, behind)) break;
+            }
+            std::fflush(stdout);
+            char took[96] = "";
+            if (behind)  // niced: it may have waited for a core far longer than it ran
+                std::snprintf(took, sizeof took, " (%.0f s by the clock, %.1f s of it on a core)",
+                              wall, ran);
+            char message[400];
+            std::snprintf(message, sizeof message,
+                          "stopped after %g s%s: a kernel did not finish (an endless loop, or a "
+                          "barrier that not every work-item reaches?); raise --timeout if the run "
+                          "is just long", seconds, took);
+            std::fprintf(stderr, "%s: %s\n", program.c_str(), message);
+            std::fflush(stderr);
+            verdict::result(kWrong, "timeout", "", message);
+            _exit(kWrong);
+        });
+    }
+    ~Watchdog() {
+        if (!thread_.joinable()) return;
+        {
+            std::lock_guard<std::mutex> lock(m_);
+            done_ = true;
+        }
+        cv_.notify_all();
+        thread_.join();
+    }
+
+private:
+    std::mutex m_;
+    std::condition_variable cv_;
+    bool done_ = false;
+    std::thread thread_;
+};
+
+}  // namespace
+
+int guarded_main(const char *program, const std::function<int()> &body) {
+    // Every way out: one line on stderr, the exit code, and the same as a verdict record.
+    auto fail = [&](int rc, const char *kind, const std::string &message,
+                    const std::string &where = "") {
+        std::cerr << program << ": " << message << "\n";
+        std::string first = message.substr(0, message.find('\n'));
+        verdict::result(rc, kind, where, first);
+        return rc;
+    };
+    try {
+        const int rc = body();
+        verdict::result(rc, rc == kOk ? "verified" : rc == kWrong ? "wrong" : "usage", "", "");
+        return rc;
+    } catch (const RefusedSource &e) {
+        std::cerr << program << ": " << e.what() << "\n";
+        verdict::result(kUsage, "refused", e.where, e.first_error);
+        return kUsage;
+    } catch (const BuildError &e) {
+        std::cerr << program << ": " << e.what() << "\n";
+        verdict::result(kUsage, "compile-error", e.where,
+                        e.first_error.empty() ? "the kernel file does not build" : e.first_error);
+        return kUsage;
+    } catch (const Unsupported &e) {
+        return fail(kUsage, "unsupported", e.what());
+    } catch (const UsageError &e) {
+        return fail(kUsage, "usage", e.what());
+    } catch (const cl::Error &e) {
+        if (kernel_failed(e)) {
+            // A driver may tell a launch above a kernel's report only at the next wait.
+            const std::string limit = noted_kernel_limit();
+            return fail(kWrong, "crash",
+                        std::string(e.what() ? e.what() : "OpenCL call") + " failed: " +
+                            cl_error_name(e.err()) +
+                            ": a kernel failed on the device, most often by reading or writing "
+                            "out of bounds: run it with --device oclgrind to see where" +
+                            (limit.empty() ? "" : " (or a work-group too large: " + limit + ")"));
+        }
+        return fail(kUsage, "error", describe(e));
+    } catch (const cxxopts::exceptions::exception &e) {
+        return fail(kUsage, "usage", std::string(e.what()) + " (see --help)");
+    } catch (const std::bad_alloc &) {
+        return fail(kUsage, "error", "out of host memory: try a smaller -n");
+    } catch (const std::exception &e) {
+        return fail(kUsage, "error", e.what());
+    } catch (...) {
+        return fail(kUsage, "error", "unknown error");
+    }
+}
+
+namespace {
+
+// The command that repeats stress schedule `seed` alone: this one's arguments without its
+// --stress, --seed, --repeat, --verdict and --csv.
+std::string repeat_command(const std::string &program, int argc, char **argv, std::uint64_t seed) {
+    std::vector<std::string> kept;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        bool dropped = false;
+        for (const std::string n : {"--stress", "--seed", "--repeat", "--verdict", "--csv"}) {
+            if (a == n && i + 1 < argc) ++i;  // and its value
+            if (a == n || a.rfind(n + "=", 0) == 0) dropped = true;
+        }
+        if (!dropped) kept.push_back(a);
+    }
+    return stress_repeat_command(program, kept, seed);
+}
+
+// One schedule, tried up to --repeat times until it is not verified: that try's exit code.
+int run_schedule(Lab &lab, const std::function<int(Lab &)> &body, unsigned k, std::uint64_t seed) {
+    const unsigned n = lab.opt.stress, tries = lab.opt.repeat;
+    int rc = kOk;
+    for (unsigned t = 0; t < tries && rc == kOk; ++t) {
+        lab.stress_schedule(seed);
+        std::printf("== stress schedule %u of %u: seed %llu", k + 1, n, static_cast<unsigned long long>(seed));
+        if (tries > 1) std::printf(" (try %u of %u)", t + 1, tries);
+        std::printf("\n");
+        std::fflush(stdout);
+        rc = body(lab);
+        lab.env.queue.finish();
+    }
+    return rc;
+}
+
+void require_stress_device(const Lab &lab) {
+    if (!lab.env.info.is_pocl() || !lab.env.info.is_cpu())
+        throw UsageError("--stress runs on POCL's CPU device (its kernels run in this process and "
+                         "read the schedule from it): leave out --device, or give --device pocl");
+}
+
+// --stress N --warm-up: the body once with the delays paused, in a stress run's build. Every
+// kernel a schedule launches is then built and compiled for its work-group size, and POCL's cache
+// keeps it for the --stress run that follows (the same prelude, stress.hpp).
+int run_warm_up(Lab &lab, const std::function<int(Lab &)> &body) {
+    require_stress_device(lab);
+    lab.stress_schedule(lab.seed);
+    const StressPause paused;
+    std::printf("== warm-up: the stress schedules' kernels, built and run once with no delays\n");
+    std::fflush(stdout);
+    const int rc = body(lab);
+    lab.env.queue.finish();
+    return rc;
+}
+
+// --stress N: the body once per schedule, schedule k with seed S+k (inputs and delays alike),
+// until one is not verified; that one is named, with the command that repeats it.
+int run_stress(Lab &lab, const std::function<int(Lab &)> &body, int argc, char **argv) {
+    require_stress_device(lab);
+    const std::uint64_t first = lab.seed;
+    const unsigned n = lab.opt.stress;
+    for (unsigned k = 0; k < n; ++k) {
+        const std::uint64_t seed = first + k;
+        const int rc = run_schedule(lab, body, k, seed);
+        if (rc == kOk) continue;
+        verdict::schedule(seed);
+        std::printf("stress schedule %u of %u failed; repeat it with: %s\n", k + 1, n,
+                    repeat_command(lab.decl.executable(), argc, argv, seed).c_str());
+        return rc;
+    }
+    std::printf("stress: all %u schedules verified (delays injected at the atomics and fences; "
+                "a protocol can still be wrong under a schedule not tried)\n", n);
+    return kOk;
+}
+
+int run_once(int argc, char **argv, const Declaration &decl, const std::function<int(Lab &)> &body) {
+    const std::string name = decl.executable();
+    clear_kernel_limits();  // what an earlier line of a --batch noted is not this run's
+    return guarded_main(name.c_str(), [&]() -> int {
+        std::string variants = "variant to run: ";
+        for (const auto &v : decl.variants)
+            variants += v.name + (v.demonstration ? " (demonstration)" : "") + ", ";
+        variants += "all, or several separated by commas";
+        auto parser = make_parser(name, decl.description, variants, "all");
+        if (decl.options) decl.options(parser);
+        Options opt;
+        if (!parse(parser, argc, argv, opt)) return kOk;
+        if (opt.describe) {
+            describe(std::cout, decl);
+            return kOk;
+        }
+        // POCL reads its threads at the process's first OpenCL call (listing the devices is one),
+        // and keeps them to its end.
+        // A process runs stress lines (--stress, --warm-up too) or other lines, not both: every
+        // stress line sets the same settings (stress_environment).
+        enum Mode { kUnopened, kPlain, kStress };
+        static Mode mode = kUnopened;
+        const Mode line = opt.stress ? kStress : kPlain;
+        if (mode != kUnopened && mode != line)
+            throw UsageError("--stress takes a process of its own, shared only with other --stress "
+                             "lines (POCL's threads are set before its first OpenCL call): run it "
+                             "apart from other --batch lines");
+        mode = line;
+        if (opt.list_devices) {
+            list_devices(std::cout);
+            return kOk;
+        }
+        Watchdog watchdog(name, opt.timeout);
+        if (opt.stress) set_stress_environment();  // before any OpenCL call
+        Lab lab(decl, std::move(opt));
+        const int rc = lab.opt.warm_up  ? run_warm_up(lab, body)
+                       : lab.opt.stress ? run_stress(lab, body, argc, argv)
+                                        : body(lab);
+        lab.env.queue.finish();
+        return lab.finish(rc);
+    });
+}
+
+}  // namespace
+
+int run_lab(int argc, char **argv, const Declaration &decl, const std::function<int(Lab &)> &body) {
+    watch_parent();
+    stand_back();
+    // Oclgrind runs groups on one worker thread per core unless told: a lab whose groups wait for
+    // one another gets as many as its race check meets at once.
+    if (decl.oclgrind_groups)
+        setenv("OCLGRIND_NUM_THREADS", std::to_string(decl.oclgrind_groups).c_str(), 0);
+    return run_once(argc, argv, decl, body);
+}
+
+}  // namespace synclab
