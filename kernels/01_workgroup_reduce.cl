@@ -37,13 +37,17 @@ __kernel void reduceWithSync(__global const float *a, __global const float *b,
     const int i = get_global_id(0);
 
     scratch[id] = a[i] * b[i];
+    // ---- your code ----
     // TODO (1 line): make every product visible before any work-item reads a neighbour's.
+    // ---- end of your code ----
 
     for (int stride = groupSize / 2; stride > 0; stride >>= 1) {
         if (id < stride)
             scratch[id] += scratch[id + stride];
+        // ---- your code ----
         // TODO (1 line): finish this level of the tree before the next one reads it.
         // Mind where you put it: every work-item of the group must reach it.
+        // ---- end of your code ----
     }
 
     if (id == 0)

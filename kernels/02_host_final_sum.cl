@@ -18,12 +18,17 @@ __kernel void dotPartials(__global const float *a, __global const float *b,
     const int groupSize = get_local_size(0);
     const uint i = get_global_id(0);
 
+    // ---- your code ----
     // TODO (1 line): store this work-item's product in scratch[id]. The last group runs past
     // the end of a and b (i >= n): there, store 0 so the extra work-items add nothing.
-
+    // ---- end of your code ----
     barrier(CLK_LOCAL_MEM_FENCE);
 
+    // ---- your code ----
     // TODO (about 5 lines): the binary tree of lab 01's reduceWithSync, barriers included.
+    // ---- end of your code ----
 
-    // TODO (1 line): work-item 0 writes the group's sum to its slot of partial.
+    // ---- your code ----
+    // TODO (2 lines): work-item 0 writes the group's sum to its slot of partial.
+    // ---- end of your code ----
 }

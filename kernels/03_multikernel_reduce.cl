@@ -47,9 +47,11 @@ __kernel void reducePartials(__global const float *in, __global float *out,
     const int id = get_local_id(0);
     const uint i = get_global_id(0);
 
+    // ---- your code ----
     // TODO (1 line): store in[i] in scratch[id], or 0 when i >= n (the last group runs past
     // the end of in).
 
     // TODO (3 lines): add the group's values with treeSum (every work-item calls it), then
     // work-item 0 writes the sum to the group's slot of out.
+    // ---- end of your code ----
 }

@@ -71,8 +71,10 @@ __kernel void reduceBarrier(__global const float *a, __global const float *b,
     for (; stride > 0; stride >>= 1) {
         if (id < stride)
             scratch[id] += scratch[id + stride];
+        // ---- your code ----
         // TODO (1 line): the synchronisation the lecture removed. Without it this is
         // reduceLockstep, right only where the hardware happens to run in lockstep.
+        // ---- end of your code ----
     }
 
     if (id == 0)
@@ -112,6 +114,7 @@ __kernel void reduceSubgroup(__global const float *a, __global const float *b,
     // get_sub_group_size()-th value: right for whatever width the device really has.
     const uint left = min(groupSize, 2 * SUBGROUP_SIZE);
     float mine = 0.0f;
+    // ---- your code ----
     // TODO (3 lines): in sub-group 0 only (get_sub_group_id()), add into mine the values
     // scratch[k] for k = get_sub_group_local_id(), then every get_sub_group_size()-th after it,
     // while k < left.
@@ -120,6 +123,7 @@ __kernel void reduceSubgroup(__global const float *a, __global const float *b,
     // Call it outside any if: a sub-group function must be reached by the whole sub-group (on
     // POCL the sub-group is the whole work-group). The other sub-groups add zeros.
     const float total = 0.0f;
+    // ---- end of your code ----
 
     if (get_sub_group_id() == 0 && get_sub_group_local_id() == 0)
         dot[get_group_id(0)] = total;

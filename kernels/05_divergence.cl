@@ -113,7 +113,9 @@ __kernel void evenOddUniform(__global const float4 *in, __global float4 *out, co
 {
     const int id = get_global_id(0);
     float4 p = in[id];
+    // ---- your code ----
     const int branch = 0;  // TODO (1 line): the block's parity, the same for all simd items of a block
+    // ---- end of your code ----
     if (branch)
         OP1(iters);
     else
@@ -137,7 +139,9 @@ __kernel void kWayUniform(__global const float4 *in, __global float4 *out, const
 {
     const int id = get_global_id(0);
     float4 p = in[id];
+    // ---- your code ----
     const int branch = 0;  // TODO (1 line): the operation for this item's block, in 0..k-1
+    // ---- end of your code ----
     RUN_OP(branch, iters);
     out[id] = p;
 }
@@ -163,7 +167,9 @@ __kernel void oneExpensiveUniform(__global const float4 *in, __global float4 *ou
 {
     const int id = get_global_id(0);
     float4 p = in[id];
+    // ---- your code ----
     const int branch = 0;  // TODO (1 line): 1 for every item of every simd-th block, else 0
+    // ---- end of your code ----
     if (branch)
         OP0(simd * iters);
     else

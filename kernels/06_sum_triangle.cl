@@ -50,8 +50,8 @@ __kernel void sumTriangleLocalFence(__global const float *M, __global float *V, 
     }
 }
 
-// The lecture's kernel, as its slides give it. The last block has two slips, and the barrier
-// is missing.
+// The lecture's kernel. Its slides leave out the barrier and make two slips in the last block:
+// which work-item is the last one, and where the total goes.
 __kernel void sumTriangle(__global const float *M, __global float *V, int N)
 {
     const int j = get_local_id(0);
@@ -61,6 +61,7 @@ __kernel void sumTriangle(__global const float *M, __global float *V, int N)
             sum += M[i * N + j];
         V[j] = sum;
     }
+    // ---- your code ----
     // TODO (1 line): a barrier whose fence makes every V[j] above seen by the last work-item.
     // TODO (2 fixes): which work-item is the last one, and where does the total go (V has N + 1
     // elements)?
@@ -70,21 +71,28 @@ __kernel void sumTriangle(__global const float *M, __global float *V, int N)
             sum += V[i];
         V[N + 1] = sum;
     }
+    // ---- end of your code ----
 }
 
 // Variant I: only the odd rows (i % 2 == 1) of each column are added. The total is added as in
 // sumTriangle.
 __kernel void sumTriangleOdd(__global const float *M, __global float *V, int N)
 {
+    // ---- your code ----
     const int j = get_group_id(0);  // TODO (1 fix): the slide's blockIdx.x; which index is meant?
+    // ---- end of your code ----
     if (j < N) {
         float sum = 0.0f;
         for (int i = 0; i < j; i++)
+            // ---- your code ----
             // TODO (1 line): skip the even rows.
             sum += M[i * N + j];
+            // ---- end of your code ----
         V[j] = sum;
     }
-    // TODO (6 lines): the barrier, then the last work-item adds V[0..N-1] into V[N].
+    // ---- your code ----
+    // TODO (7 lines): the barrier, then the last work-item adds V[0..N-1] into V[N].
+    // ---- end of your code ----
 }
 
 // Variant II: every work-item takes part in the total, with the lecture's tree on V in place:
@@ -100,9 +108,11 @@ __kernel void sumTriangleTree(__global const float *M, __global float *V, int N)
             sum += M[i * N + j];
         V[j] = sum;
     }
+    // ---- your code ----
     // TODO (1 line): the barrier before the tree reads V.
     // TODO (5 lines): the tree. Mind where its barrier goes: every work-item of the group,
     // j >= N included, must reach it at every level.
+    // ---- end of your code ----
     if (j == 0)
         V[N] = V[0];
 }
@@ -121,9 +131,11 @@ __kernel void sumTriangleGroups(__global const float *M, __global float *V,
             sum += M[i * N + j];
         V[j] = sum;
     }
+    // ---- your code ----
     // TODO (1 line): the barrier.
     // TODO (7 lines): the group's last column (the last group may have fewer than
     // get_local_size(0)) adds V[first..that column] into partial[get_group_id(0)].
+    // ---- end of your code ----
 }
 
 // The final pass, one work-group: each work-item adds every get_local_size(0)-th partial, then
@@ -146,4 +158,3 @@ __kernel void sumPartials(__global const float *partial, __global float *V, int 
     if (j == 0)
         V[N] = scratch[0];
 }
-

@@ -49,7 +49,9 @@ __kernel void countAtomic(volatile __global int *total, __global int *groupCount
 {
     if (get_local_id(0) == 0) *count = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
+    // ---- your code ----
     // TODO (2 lines): add one to count and one to total so that no update is lost.
+    // ---- end of your code ----
     barrier(CLK_LOCAL_MEM_FENCE);
     if (get_local_id(0) == 0) groupCount[get_group_id(0)] = *count;
 }
@@ -58,7 +60,9 @@ __kernel void countAtomic(volatile __global int *total, __global int *groupCount
 __kernel void countGlobal(volatile __global int *total, __global int *groupCount,
                           volatile __local int *count)
 {
+    // ---- your code ----
     // TODO (1 line): add one to total, atomically.
+    // ---- end of your code ----
 }
 
 // ... against one local atomic per work-item and one global atomic per group.
@@ -67,10 +71,14 @@ __kernel void countTwoLevel(volatile __global int *total, __global int *groupCou
 {
     if (get_local_id(0) == 0) *count = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
+    // ---- your code ----
     // TODO (1 line): add one to the group's count, atomically.
+    // ---- end of your code ----
     barrier(CLK_LOCAL_MEM_FENCE);
     if (get_local_id(0) == 0) {
+        // ---- your code ----
         // TODO (1 line): add the group's count to total with one global atomic.
+        // ---- end of your code ----
         groupCount[get_group_id(0)] = *count;
     }
 }
@@ -82,14 +90,18 @@ __kernel void countTwoLevel(volatile __global int *total, __global int *groupCou
 // out[0..BINS-1] (zeroed): how many inputs fall in each bin, bin = in[i] % BINS.
 __kernel void histogram(__global const int *in, volatile __global int *out)
 {
+    // ---- your code ----
     // TODO (1 line): count in[i] in its bin.
+    // ---- end of your code ----
 }
 
 // out[0] (host: INT_MAX) and out[1] (host: INT_MIN): the least and the greatest of in[i] - 2^19.
 __kernel void extremes(__global const int *in, volatile __global int *out)
 {
     const int v = in[get_global_id(0)] - (1 << 19);
+    // ---- your code ----
     // TODO (2 lines): keep the least in out[0] and the greatest in out[1].
+    // ---- end of your code ----
 }
 
 // Slots out[0..SLOTS-1] (host: -1): work-item i wants slot in[i] % SLOTS and the first to ask
@@ -97,8 +109,10 @@ __kernel void extremes(__global const int *in, volatile __global int *out)
 __kernel void firstClaim(__global const int *in, volatile __global int *out)
 {
     const int i = get_global_id(0);
+    // ---- your code ----
     // TODO (1 line): claim the slot only if it is still -1, and record whether you won.
     out[SLOTS + i] = 0;
+    // ---- end of your code ----
 }
 
 // Work-items with an odd input append it to a list: out[0] (zeroed) is its length, out[1..] the
@@ -106,15 +120,19 @@ __kernel void firstClaim(__global const int *in, volatile __global int *out)
 __kernel void append(__global const int *in, volatile __global int *out)
 {
     const int v = in[get_global_id(0)];
+    // ---- your code ----
     // TODO (1 line): if v is odd, take the next free entry and write v there.
+    // ---- end of your code ----
 }
 
 // out[0] (host: n) counts down; the work-item that takes it from 1 to 0 is the last one out and
 // writes its id to out[1]; out[2] (zeroed) counts how many think they were last.
 __kernel void countdown(__global const int *in, volatile __global int *out)
 {
+    // ---- your code ----
     // TODO (1 line): count down, and find out whether you took it from 1 to 0.
     if (0) {
+    // ---- end of your code ----
         out[1] = get_global_id(0);
         atomic_inc(&out[2]);
     }
@@ -125,7 +143,9 @@ __kernel void countdown(__global const int *in, volatile __global int *out)
 __kernel void pushList(__global const int *in, volatile __global int *out)
 {
     const int i = get_global_id(0);
+    // ---- your code ----
     // TODO (1 line): make i the head and link it to the head it replaced.
+    // ---- end of your code ----
 }
 
 // ---- The global lock --------------------------------------------------------------------------
@@ -172,13 +192,17 @@ __kernel void lockFence(__global const int *value, volatile __global int *lock,
             atomic_inc(gaveUp);
             return;
         }
+    // ---- your code ----
     // TODO (1 line): no access to the record may move before the lock is ours.
+    // ---- end of your code ----
     const int sum = record[0] + value[get_group_id(0)];
     const int count = record[1] + 1;
     record[0] = sum;
     record[1] = count;
     log[count - 1] = sum;
+    // ---- your code ----
     // TODO (2 lines): make the record's writes complete, then free the lock (atomically).
+    // ---- end of your code ----
 }
 
 // The same lock in OpenCL 2.0's memory model: the file is built a second time with -cl-std=CL2.0
@@ -203,14 +227,18 @@ __kernel void lockFenceC11(__global const int *value, volatile __global atomic_i
             return;
         }
     }
+    // ---- your code ----
     // TODO (1 line): an acquire fence at device scope (atomic_work_item_fence).
+    // ---- end of your code ----
     const int sum = record[0] + value[get_group_id(0)];
     const int count = record[1] + 1;
     record[0] = sum;
     record[1] = count;
     log[count - 1] = sum;
+    // ---- your code ----
     // TODO (2 lines): a release fence at device scope, then free the lock with a relaxed
     // atomic_store_explicit (memory_scope_device).
+    // ---- end of your code ----
 }
 #endif
 
@@ -250,12 +278,14 @@ bool addDone(volatile __global int *status, int t, bool added)
 bool atomicAddFloat(volatile __global float *sum, float v, volatile __global int *status)
 {
     volatile __global uint *bits = (volatile __global uint *)sum;
-    // TODO (7 lines, instead of the return below): guess the old bits (0.0f will do); then for
+    // ---- your code ----
+    // TODO (8 lines, instead of the return below): guess the old bits (0.0f will do); then for
     // t = 1 to SPIN_BUDGET: swap in as_uint(as_float(old) + v) if the bits are still old; if they
     // were, return addDone(status, t, true); else return addDone(status, t, false) if
     // overBudget(status, t), or retry with the bits atomic_cmpxchg saw. Never read *sum with a
     // plain load: other work-items swap it.
     return addDone(status, 0, false);
+    // ---- end of your code ----
 }
 
 // Contract: sum[0] (zeroed) += every x[i]; scratch holds one float per work-item; status as above.
@@ -302,7 +332,9 @@ __kernel void voteSkip(__global const uint *x, __global const int *need, __globa
         flags[1] = 1;  // all
     }
     barrier(CLK_LOCAL_MEM_FENCE);
+    // ---- your code ----
     // TODO (2 lines): vote: set flags[0] if you need the branch, clear flags[1] if you do not.
+    // ---- end of your code ----
     barrier(CLK_LOCAL_MEM_FENCE);
     const int any = flags[0];
     const uint e = expensive(x[i], any ? iters : 0);
@@ -372,9 +404,11 @@ __kernel void voteBallot(__global const uint *x, __global const int *need, __glo
 {
     const int i = get_global_id(0);
     const int mine = need[i] != 0;
+    // ---- your code ----
     // TODO (2 lines, instead of the next one): count the members of your sub-group that need the
     // branch: sub_group_ballot of mine, then popcount of each of its four words, added up.
     const int count = 0;
+    // ---- end of your code ----
     const uint e = expensive(x[i], count > 0 ? iters : 0);
     out[i] = mine ? e : x[i];
     if (get_sub_group_local_id() == 0) {
@@ -395,7 +429,9 @@ __kernel void syncCount(__global const int *pred, __global int *result, volatile
     const int i = get_global_id(0);
     if (get_local_id(0) == 0) *count = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
+    // ---- your code ----
     // TODO (1 line): count your predicate if it is true.
+    // ---- end of your code ----
     barrier(CLK_LOCAL_MEM_FENCE);
     const int c = *count;
     result[3 * i] = c;
@@ -413,7 +449,9 @@ __kernel void syncCountBuiltin(__global const int *pred, __global int *result,
                                volatile __local int *count)
 {
     const int i = get_global_id(0), p = pred[i] != 0;
+    // ---- your code ----
     // TODO (3 lines): result[3*i] = the group's count (work_group_reduce_add), result[3*i+1] and
     // [3*i+2] = whether all and whether any are true (work_group_all, work_group_any), as 0 or 1.
+    // ---- end of your code ----
 }
 #endif

@@ -7,7 +7,7 @@
 // file with -D WG=<work-group size> (a power of two), and with -D WITH_SUBGROUPS where the
 // device has sub-groups.
 //
-// v1 to v3 are written (the lecture's first three kernels). Your task: v4 to v8, marked TODO.
+// Your task: v4 to v8, marked TODO (v1 to v3, the lecture's first three kernels, are written).
 // Each has the right arguments and an empty body, so the lab reports it as not written yet.
 // Run ./build/bin/lab08_reduction_ladder after each one (no rebuild needed): it checks every
 // rung against the host's sum and prints how close each comes to the copy bandwidth.
@@ -74,14 +74,18 @@ __kernel void reduce_v3_sequential(__global const float *x, __global float *y, u
 }
 
 // v4: first add during load. A group covers 2*WG elements (from group * 2 * wg): work-item lid
-// loads x[i] and x[i + wg] (each only if below n), adds them, and then runs v3's tree.
+// loads x[i] and x[i + wg] (each only if below n) and adds them before v3's tree, so half as
+// many groups do the same job and no work-item idles at step 1.
 __kernel void reduce_v4_first_add(__global const float *x, __global float *y, uint n,
                                   __local float *scratch)
 {
+    // ---- your code ----
     // TODO (about 14 lines): v3 with the two loads added before the first barrier.
+    // ---- end of your code ----
 }
 
-// TODO (about 30 lines): a function the next three kernels end with,
+// ---- your code ----
+// TODO (about 35 lines): a function the next three kernels end with,
 //     void finish_group(float p, __global float *y, __local float *scratch)
 // every work-item holds p; the group's sum goes to y[get_group_id(0)]. Write it twice:
 //   #ifdef WITH_SUBGROUPS (the host defines it where the device has sub-groups; put
@@ -92,13 +96,16 @@ __kernel void reduce_v4_first_add(__global const float *x, __global float *y, ui
 //   #else: v3's tree, but over the compile-time constant WG, so the compiler can unroll it.
 //     Keep every barrier: dropping the last ones trusts warps to run in lockstep, which
 //     OpenCL never promises.
+// ---- end of your code ----
 
-// v5: v4's load, then finish_group.
+// v5: v4's load, then finish_group: the last steps unrolled (or done by sub-groups).
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void reduce_v5_unrolled(__global const float *x, __global float *y, uint n,
                         __local float *scratch)
 {
+    // ---- your code ----
     // TODO (about 6 lines).
+    // ---- end of your code ----
 }
 
 // v6: a fixed number of groups (a few per compute unit); each work-item adds many elements,
@@ -112,26 +119,35 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void reduce_v6_grid_stride(__global const float *x, __global float *y, uint n, uint spread,
                            uint step, uint span, __local float *scratch)
 {
+    // ---- your code ----
     // TODO (about 6 lines).
+    // ---- end of your code ----
 }
 
-// v7: v6 over float4: view x as (__global const float4 *). spread, step and span count
-// float4s, and there are n / 4 whole ones. Keep two float4 running sums (two loads in flight
-// per work-item), add their four lanes at the end, and let work-item 0 also add the 0 to 3
-// floats past the last whole float4. Then finish_group. Write the loop as a function
+// v7: v6 over float4: view x as (__global const float4 *), 16-byte loads, a quarter as many load
+// instructions. spread, step and span count float4s, and there are n / 4 whole ones. Two float4
+// running sums keep two loads in flight per work-item; their four lanes are added at the end,
+// and work-item 0 also adds the 0 to 3 floats past the last whole float4. Then finish_group. The
+// loop is a function, above the kernel, since v8 runs it too:
 //     float sum_float4s(__global const float *x, uint n, uint spread, uint step, uint span)
-// (above the kernel): v8 runs it too.
+// ---- your code ----
+// TODO (about 20 lines): sum_float4s.
+// ---- end of your code ----
+
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void reduce_v7_float4(__global const float *x, __global float *y, uint n, uint spread,
                       uint step, uint span, __local float *scratch)
 {
-    // TODO (about 18 lines, sum_float4s included).
+    // ---- your code ----
+    // TODO (1 line): finish_group of what sum_float4s returns.
+    // ---- end of your code ----
 }
 
 // v8: one pass. Each group sums its share as v7 does and writes it to y[group], then takes a
 // ticket: atomic_inc(tickets) (0 at the launch). The group that draws the last ticket
 // (groups - 1) adds all the partials y[0..groups) and writes the total to y[groups]. Between
-// groups only a fence and an atomic order memory:
+// groups only a fence and an atomic order memory (CUDA's threadfence reduction does the same
+// with __threadfence()):
 //   - barrier(CLK_GLOBAL_MEM_FENCE) after finish_group, then work-item 0: mem_fence (release:
 //     the partial before the ticket), atomic_inc, mem_fence again (acquire: every earlier
 //     ticket's partial before what follows);
@@ -144,5 +160,7 @@ void reduce_v8_single_pass(__global const float *x, __global float *y, uint n, u
                            uint step, uint span, __local float *scratch,
                            __global uint *tickets)
 {
-    // TODO (about 20 lines).
+    // ---- your code ----
+    // TODO (about 17 lines).
+    // ---- end of your code ----
 }

@@ -11,9 +11,11 @@
 // The new value of an interior point, added in this order so that the host's reference, adding
 // in the same order, gives the same float bit for bit: ((west + east) + south) + north.
 float jacobi_point(float west, float east, float south, float north) {
+    // ---- your code ----
     // TODO (1 line): return a quarter of the four neighbours' sum, added in exactly this order:
     // ((west + east) + south) + north (the host's reference adds them so; 0.25f, not 0.25).
     return 0.0f;
+    // ---- end of your code ----
 }
 
 // The lecture's kernel, reading the neighbours from global memory.
@@ -60,12 +62,16 @@ __kernel void jacobiTiled(uint I, uint J, const __global float *u1, __global flo
     const uint id = i + j * I;
     if (inside) {
         tile[x + y * w] = u1[id];
+        // ---- your code ----
         // TODO (4 lines): the halo. A work-item on the block's west, east, south or north
         // edge also loads its neighbour just outside the block into the tile's border, but
         // only where the grid has that point: past the grid's edge there is nothing to read.
+        // ---- end of your code ----
     }
+    // ---- your code ----
     // TODO (1 line): the barrier: no work-item may read a neighbour's tile entry before every
     // work-item of the group has written its own.
+    // ---- end of your code ----
     if (!inside) return;
     if (i == 0 || i == I - 1 || j == 0 || j == J - 1)
         u2[id] = tile[x + y * w];
@@ -218,8 +224,10 @@ __kernel void jacobiPersistent(uint I, uint J, __global float *a, __global float
 // y * rows to y * rows + rows - 1): one vload4 per row brings in four centres (the row above is
 // the next row's centres and the row below the last row's), the west and east neighbours are
 // those lanes shifted, plus one float each side; vstore4 writes four points. A quarter as many
-// load and store instructions as jacobiRows for the same bytes.
+// load and store instructions as jacobiRows for the same bytes. The work-items whose columns
+// include the grid's first or last column (or run past it) take them one at a time.
 __kernel void jacobiRows4(uint I, uint J, const __global float *u1, __global float *u2, uint rows) {
+    // ---- your code ----
     // TODO (about 22 lines): return when 4x >= I or y * rows >= J. A work-item whose four columns
     // include column 0 or I - 1 (or run past I) takes its columns one at a time (boundary points
     // copied, the others jacobi_point of their four neighbours). The others walk down their rows
@@ -227,4 +235,5 @@ __kernel void jacobiRows4(uint I, uint J, const __global float *u1, __global flo
     // rows are copied with vstore4); west = (float4)(u1[id - 1], here.xyz), east likewise with
     // u1[id + 4]; the new value 0.25f * (((west + east) + south) + north), jacobi_point's order,
     // so that every float matches the host's bit for bit.
+    // ---- end of your code ----
 }

@@ -34,14 +34,18 @@ __kernel void reduceWithSync(__global const float *a, __global const float *b,
     const int i = get_global_id(0);
 
     scratch[id] = a[i] * b[i];
+    // ---- your code ----
     // Every product must be stored before any work-item reads a neighbour's.
     barrier(CLK_LOCAL_MEM_FENCE);
+    // ---- end of your code ----
 
     for (int stride = groupSize / 2; stride > 0; stride >>= 1) {
         if (id < stride)
             scratch[id] += scratch[id + stride];
+        // ---- your code ----
         // Outside the if: every work-item of the group must reach the same barriers.
         barrier(CLK_LOCAL_MEM_FENCE);
+        // ---- end of your code ----
     }
 
     if (id == 0)

@@ -15,16 +15,22 @@ __kernel void dotPartials(__global const float *a, __global const float *b,
     const int groupSize = get_local_size(0);
     const uint i = get_global_id(0);
 
+    // ---- your code ----
     // The last group runs past the end: its extra work-items add nothing.
     scratch[id] = (i < n) ? a[i] * b[i] : 0.0f;
+    // ---- end of your code ----
     barrier(CLK_LOCAL_MEM_FENCE);
 
+    // ---- your code ----
     for (int stride = groupSize / 2; stride > 0; stride >>= 1) {
         if (id < stride)
             scratch[id] += scratch[id + stride];
         barrier(CLK_LOCAL_MEM_FENCE);
     }
+    // ---- end of your code ----
 
+    // ---- your code ----
     if (id == 0)
         partial[get_group_id(0)] = scratch[0];
+    // ---- end of your code ----
 }

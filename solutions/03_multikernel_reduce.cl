@@ -43,9 +43,11 @@ __kernel void reducePartials(__global const float *in, __global float *out,
     const int id = get_local_id(0);
     const uint i = get_global_id(0);
 
+    // ---- your code ----
     // The last group runs past the end of in: its extra work-items add nothing.
     scratch[id] = (i < n) ? in[i] : 0.0f;
     treeSum(scratch);
     if (id == 0)
         out[get_group_id(0)] = scratch[0];
+    // ---- end of your code ----
 }

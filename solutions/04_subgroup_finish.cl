@@ -66,8 +66,10 @@ __kernel void reduceBarrier(__global const float *a, __global const float *b,
     for (; stride > 0; stride >>= 1) {
         if (id < stride)
             scratch[id] += scratch[id + stride];
+        // ---- your code ----
         // The barrier the lecture removed: without it this is reduceLockstep.
         barrier(CLK_LOCAL_MEM_FENCE);
+        // ---- end of your code ----
     }
 
     if (id == 0)
@@ -107,12 +109,14 @@ __kernel void reduceSubgroup(__global const float *a, __global const float *b,
     // get_sub_group_size()-th value: right for whatever width the device really has.
     const uint left = min(groupSize, 2 * SUBGROUP_SIZE);
     float mine = 0.0f;
+    // ---- your code ----
     if (get_sub_group_id() == 0)
         for (uint k = get_sub_group_local_id(); k < left; k += get_sub_group_size())
             mine += scratch[k];
     // Outside any if: a sub-group function must be reached by the whole sub-group (on POCL
     // the sub-group is the whole work-group). The other sub-groups add zeros.
     const float total = sub_group_reduce_add(mine);
+    // ---- end of your code ----
 
     if (get_sub_group_id() == 0 && get_sub_group_local_id() == 0)
         dot[get_group_id(0)] = total;

@@ -1,4 +1,8 @@
-// Lab 05 (solution): divergence. The three uniform kernels completed.
+// Lab 05 (solution): divergence. On a GPU, work-items run in lock-step groups (a warp of 32 on
+// NVIDIA): when the items of one group take different branches, the group runs each branch taken,
+// one after another, with the items not on it idle. The lab times each divergent kernel below
+// against a "uniform" twin that does exactly the same work, with the branches chosen per block of
+// simd consecutive work-items, so that a whole warp always agrees.
 
 // Every kernel: in[i] and out[i] belong to work-item i = get_global_id(0); iters is the number of
 // turns an ordinary branch does; k is the number of branches of the switch (1..32); simd is the
@@ -105,7 +109,9 @@ __kernel void evenOddUniform(__global const float4 *in, __global float4 *out, co
 {
     const int id = get_global_id(0);
     float4 p = in[id];
+    // ---- your code ----
     const int branch = (id / simd) % 2;
+    // ---- end of your code ----
     if (branch)
         OP1(iters);
     else
@@ -129,7 +135,9 @@ __kernel void kWayUniform(__global const float4 *in, __global float4 *out, const
 {
     const int id = get_global_id(0);
     float4 p = in[id];
+    // ---- your code ----
     const int branch = (id / simd) % k;
+    // ---- end of your code ----
     RUN_OP(branch, iters);
     out[id] = p;
 }
@@ -155,7 +163,9 @@ __kernel void oneExpensiveUniform(__global const float4 *in, __global float4 *ou
 {
     const int id = get_global_id(0);
     float4 p = in[id];
+    // ---- your code ----
     const int branch = (id / simd) % simd == 0;
+    // ---- end of your code ----
     if (branch)
         OP0(simd * iters);
     else

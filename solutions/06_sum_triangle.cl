@@ -46,8 +46,8 @@ __kernel void sumTriangleLocalFence(__global const float *M, __global float *V, 
     }
 }
 
-// The lecture's kernel, its slips fixed: the thread index (not the block index), the last
-// work-item is N - 1 (not N), the total goes to V[N] (not V[N+1], past the end).
+// The lecture's kernel. Its slides leave out the barrier and make two slips in the last block:
+// which work-item is the last one, and where the total goes.
 __kernel void sumTriangle(__global const float *M, __global float *V, int N)
 {
     const int j = get_local_id(0);
@@ -57,26 +57,36 @@ __kernel void sumTriangle(__global const float *M, __global float *V, int N)
             sum += M[i * N + j];
         V[j] = sum;
     }
+    // ---- your code ----
     barrier(CLK_GLOBAL_MEM_FENCE);
+    // The slides' slips: the last work-item is N - 1 (not N), the total goes to V[N] (not
+    // V[N + 1], past the end).
     if (j == N - 1) {
         float sum = 0.0f;
         for (int i = 0; i < N; i++)
             sum += V[i];
         V[N] = sum;
     }
+    // ---- end of your code ----
 }
 
-// Variant I: only the odd rows (i % 2 == 1) of each column are added.
+// Variant I: only the odd rows (i % 2 == 1) of each column are added. The total is added as in
+// sumTriangle.
 __kernel void sumTriangleOdd(__global const float *M, __global float *V, int N)
 {
-    const int j = get_local_id(0);
+    // ---- your code ----
+    const int j = get_local_id(0);  // the slide's blockIdx.x: the thread index was meant
+    // ---- end of your code ----
     if (j < N) {
         float sum = 0.0f;
         for (int i = 0; i < j; i++)
+            // ---- your code ----
             if (i % 2)
                 sum += M[i * N + j];
+            // ---- end of your code ----
         V[j] = sum;
     }
+    // ---- your code ----
     barrier(CLK_GLOBAL_MEM_FENCE);
     if (j == N - 1) {
         float sum = 0.0f;
@@ -84,12 +94,13 @@ __kernel void sumTriangleOdd(__global const float *M, __global float *V, int N)
             sum += V[i];
         V[N] = sum;
     }
+    // ---- end of your code ----
 }
 
 // Variant II: every work-item takes part in the total, with the lecture's tree on V in place:
-// at stride s, work-item j with j % (2s) == 0 adds V[j + s] into V[j]. A barrier ends every
-// level, reached by all work-items (none is inside the if). The tree leaves the total in V[0],
-// and work-item 0 copies it to V[N].
+// at stride s = 1, 2, 4, ... (s < N), work-item j with j % (2s) == 0 and j + s < N adds V[j + s]
+// into V[j]. The tree leaves the total in V[0] (and partial sums in the other even V[j]: the
+// host checks those too), and work-item 0 copies it to V[N].
 __kernel void sumTriangleTree(__global const float *M, __global float *V, int N)
 {
     const int j = get_local_id(0);
@@ -99,12 +110,15 @@ __kernel void sumTriangleTree(__global const float *M, __global float *V, int N)
             sum += M[i * N + j];
         V[j] = sum;
     }
+    // ---- your code ----
     barrier(CLK_GLOBAL_MEM_FENCE);
+    // A barrier ends every level, reached by every work-item (none is inside the if).
     for (int s = 1; s < N; s *= 2) {
         if (j % (2 * s) == 0 && j + s < N)
             V[j] += V[j + s];
         barrier(CLK_GLOBAL_MEM_FENCE);
     }
+    // ---- end of your code ----
     if (j == 0)
         V[N] = V[0];
 }
@@ -117,20 +131,22 @@ __kernel void sumTriangleGroups(__global const float *M, __global float *V,
 {
     const int j = get_global_id(0);
     const int first = get_group_id(0) * get_local_size(0);
-    const int last = min(N, first + (int)get_local_size(0)) - 1;
     if (j < N) {
         float sum = 0.0f;
         for (int i = 0; i < j; i++)
             sum += M[i * N + j];
         V[j] = sum;
     }
+    // ---- your code ----
     barrier(CLK_GLOBAL_MEM_FENCE);
+    const int last = min(N, first + (int)get_local_size(0)) - 1;
     if (j == last) {
         float sum = 0.0f;
         for (int i = first; i <= last; i++)
             sum += V[i];
         partial[get_group_id(0)] = sum;
     }
+    // ---- end of your code ----
 }
 
 // The final pass, one work-group: each work-item adds every get_local_size(0)-th partial, then

@@ -45,8 +45,10 @@ __kernel void countAtomic(volatile __global int *total, __global int *groupCount
 {
     if (get_local_id(0) == 0) *count = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
+    // ---- your code ----
     atomic_inc(count);
     atomic_inc(total);
+    // ---- end of your code ----
     barrier(CLK_LOCAL_MEM_FENCE);
     if (get_local_id(0) == 0) groupCount[get_group_id(0)] = *count;
 }
@@ -55,7 +57,9 @@ __kernel void countAtomic(volatile __global int *total, __global int *groupCount
 __kernel void countGlobal(volatile __global int *total, __global int *groupCount,
                           volatile __local int *count)
 {
+    // ---- your code ----
     atomic_inc(total);
+    // ---- end of your code ----
 }
 
 // ... against one local atomic per work-item and one global atomic per group.
@@ -64,10 +68,14 @@ __kernel void countTwoLevel(volatile __global int *total, __global int *groupCou
 {
     if (get_local_id(0) == 0) *count = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
+    // ---- your code ----
     atomic_inc(count);
+    // ---- end of your code ----
     barrier(CLK_LOCAL_MEM_FENCE);
     if (get_local_id(0) == 0) {
+        // ---- your code ----
         atomic_add(total, *count);
+        // ---- end of your code ----
         groupCount[get_group_id(0)] = *count;
     }
 }
@@ -79,15 +87,19 @@ __kernel void countTwoLevel(volatile __global int *total, __global int *groupCou
 // out[0..BINS-1] (zeroed): how many inputs fall in each bin, bin = in[i] % BINS.
 __kernel void histogram(__global const int *in, volatile __global int *out)
 {
+    // ---- your code ----
     atomic_inc(&out[in[get_global_id(0)] % BINS]);
+    // ---- end of your code ----
 }
 
 // out[0] (host: INT_MAX) and out[1] (host: INT_MIN): the least and the greatest of in[i] - 2^19.
 __kernel void extremes(__global const int *in, volatile __global int *out)
 {
     const int v = in[get_global_id(0)] - (1 << 19);
+    // ---- your code ----
     atomic_min(&out[0], v);
     atomic_max(&out[1], v);
+    // ---- end of your code ----
 }
 
 // Slots out[0..SLOTS-1] (host: -1): work-item i wants slot in[i] % SLOTS and the first to ask
@@ -95,7 +107,9 @@ __kernel void extremes(__global const int *in, volatile __global int *out)
 __kernel void firstClaim(__global const int *in, volatile __global int *out)
 {
     const int i = get_global_id(0);
+    // ---- your code ----
     out[SLOTS + i] = atomic_cmpxchg(&out[in[i] % SLOTS], -1, i) == -1;
+    // ---- end of your code ----
 }
 
 // Work-items with an odd input append it to a list: out[0] (zeroed) is its length, out[1..] the
@@ -103,14 +117,18 @@ __kernel void firstClaim(__global const int *in, volatile __global int *out)
 __kernel void append(__global const int *in, volatile __global int *out)
 {
     const int v = in[get_global_id(0)];
+    // ---- your code ----
     if (v & 1) out[1 + atomic_add(&out[0], 1)] = v;
+    // ---- end of your code ----
 }
 
 // out[0] (host: n) counts down; the work-item that takes it from 1 to 0 is the last one out and
 // writes its id to out[1]; out[2] (zeroed) counts how many think they were last.
 __kernel void countdown(__global const int *in, volatile __global int *out)
 {
+    // ---- your code ----
     if (atomic_sub(&out[0], 1) == 1) {
+    // ---- end of your code ----
         out[1] = get_global_id(0);
         atomic_inc(&out[2]);
     }
@@ -121,7 +139,9 @@ __kernel void countdown(__global const int *in, volatile __global int *out)
 __kernel void pushList(__global const int *in, volatile __global int *out)
 {
     const int i = get_global_id(0);
+    // ---- your code ----
     out[1 + i] = atomic_xchg(&out[0], i);
+    // ---- end of your code ----
 }
 
 // ---- The global lock --------------------------------------------------------------------------
@@ -168,14 +188,18 @@ __kernel void lockFence(__global const int *value, volatile __global int *lock,
             atomic_inc(gaveUp);
             return;
         }
+    // ---- your code ----
     mem_fence(CLK_GLOBAL_MEM_FENCE);  // acquire: no access to the record before the lock is ours
+    // ---- end of your code ----
     const int sum = record[0] + value[get_group_id(0)];
     const int count = record[1] + 1;
     record[0] = sum;
     record[1] = count;
     log[count - 1] = sum;
+    // ---- your code ----
     mem_fence(CLK_GLOBAL_MEM_FENCE);  // release: the record is written before the lock is free
     atomic_xchg(lock, 0);
+    // ---- end of your code ----
 }
 
 // The same lock in OpenCL 2.0's memory model: the file is built a second time with -cl-std=CL2.0
@@ -200,14 +224,18 @@ __kernel void lockFenceC11(__global const int *value, volatile __global atomic_i
             return;
         }
     }
+    // ---- your code ----
     atomic_work_item_fence(CLK_GLOBAL_MEM_FENCE, memory_order_acquire, memory_scope_device);
+    // ---- end of your code ----
     const int sum = record[0] + value[get_group_id(0)];
     const int count = record[1] + 1;
     record[0] = sum;
     record[1] = count;
     log[count - 1] = sum;
+    // ---- your code ----
     atomic_work_item_fence(CLK_GLOBAL_MEM_FENCE, memory_order_release, memory_scope_device);
     atomic_store_explicit(lock, 0, memory_order_relaxed, memory_scope_device);
+    // ---- end of your code ----
 }
 #endif
 
@@ -247,6 +275,7 @@ bool addDone(volatile __global int *status, int t, bool added)
 bool atomicAddFloat(volatile __global float *sum, float v, volatile __global int *status)
 {
     volatile __global uint *bits = (volatile __global uint *)sum;
+    // ---- your code ----
     uint old = as_uint(0.0f);  // a guess: a failed swap tells the value (no plain read races)
     for (int t = 1; t <= SPIN_BUDGET; ++t) {
         const uint seen = atomic_cmpxchg(bits, old, as_uint(as_float(old) + v));
@@ -255,6 +284,7 @@ bool atomicAddFloat(volatile __global float *sum, float v, volatile __global int
         old = seen;
     }
     return false;  // not reached: overBudget is true at SPIN_BUDGET
+    // ---- end of your code ----
 }
 
 // Contract: sum[0] (zeroed) += every x[i]; scratch holds one float per work-item; status as above.
@@ -301,8 +331,10 @@ __kernel void voteSkip(__global const uint *x, __global const int *need, __globa
         flags[1] = 1;  // all
     }
     barrier(CLK_LOCAL_MEM_FENCE);
+    // ---- your code ----
     if (need[i]) atomic_or(&flags[0], 1);
     else atomic_and(&flags[1], 0);
+    // ---- end of your code ----
     barrier(CLK_LOCAL_MEM_FENCE);
     const int any = flags[0];
     const uint e = expensive(x[i], any ? iters : 0);
@@ -372,8 +404,10 @@ __kernel void voteBallot(__global const uint *x, __global const int *need, __glo
 {
     const int i = get_global_id(0);
     const int mine = need[i] != 0;
+    // ---- your code ----
     const uint4 b = sub_group_ballot(mine);
     const int count = popcount(b.x) + popcount(b.y) + popcount(b.z) + popcount(b.w);
+    // ---- end of your code ----
     const uint e = expensive(x[i], count > 0 ? iters : 0);
     out[i] = mine ? e : x[i];
     if (get_sub_group_local_id() == 0) {
@@ -394,7 +428,9 @@ __kernel void syncCount(__global const int *pred, __global int *result, volatile
     const int i = get_global_id(0);
     if (get_local_id(0) == 0) *count = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
+    // ---- your code ----
     if (pred[i]) atomic_inc(count);
+    // ---- end of your code ----
     barrier(CLK_LOCAL_MEM_FENCE);
     const int c = *count;
     result[3 * i] = c;
@@ -412,8 +448,10 @@ __kernel void syncCountBuiltin(__global const int *pred, __global int *result,
                                volatile __local int *count)
 {
     const int i = get_global_id(0), p = pred[i] != 0;
+    // ---- your code ----
     result[3 * i] = work_group_reduce_add(p);
     result[3 * i + 1] = work_group_all(p) != 0;
     result[3 * i + 2] = work_group_any(p) != 0;
+    // ---- end of your code ----
 }
 #endif

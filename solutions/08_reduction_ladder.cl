@@ -68,11 +68,13 @@ __kernel void reduce_v3_sequential(__global const float *x, __global float *y, u
         y[get_group_id(0)] = scratch[0];
 }
 
-// v4: first add during load. A group covers 2*WG elements; each work-item adds its two
-// before the tree, so half as many groups do the same job and no work-item idles at step 1.
+// v4: first add during load. A group covers 2*WG elements (from group * 2 * wg): work-item lid
+// loads x[i] and x[i + wg] (each only if below n) and adds them before v3's tree, so half as
+// many groups do the same job and no work-item idles at step 1.
 __kernel void reduce_v4_first_add(__global const float *x, __global float *y, uint n,
                                   __local float *scratch)
 {
+    // ---- your code ----
     const uint lid = get_local_id(0);
     const uint wg = get_local_size(0);
     const uint i = get_group_id(0) * 2 * wg + lid;
@@ -88,8 +90,10 @@ __kernel void reduce_v4_first_add(__global const float *x, __global float *y, ui
     }
     if (lid == 0)
         y[get_group_id(0)] = scratch[0];
+    // ---- end of your code ----
 }
 
+// ---- your code ----
 // The end of v5, v6 and v7: every work-item holds p; the group's sum goes to y[group].
 #ifdef WITH_SUBGROUPS
 #ifdef cl_khr_subgroups
@@ -131,23 +135,26 @@ void finish_group(float p, __global float *y, __local float *scratch)
         y[get_group_id(0)] = scratch[0];
 }
 #endif
+// ---- end of your code ----
 
-// v5: v4's load, then the last steps unrolled (or done by sub-groups).
+// v5: v4's load, then finish_group: the last steps unrolled (or done by sub-groups).
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void reduce_v5_unrolled(__global const float *x, __global float *y, uint n,
                         __local float *scratch)
 {
+    // ---- your code ----
     const uint lid = get_local_id(0);
     const uint i = get_group_id(0) * 2 * WG + lid;
     float p = i < n ? x[i] : 0.0f;
     if (i + WG < n)
         p += x[i + WG];
     finish_group(p, y, scratch);
+    // ---- end of your code ----
 }
 
-// v6: a fixed number of groups (a few per compute unit), each work-item adding many
-// elements before the tree. Work-item gid adds x[gid*spread + k*step] for k = 0, 1, ... up to
-// index gid*spread + span (and n). The host picks the layout:
+// v6: a fixed number of groups (a few per compute unit); each work-item adds many elements,
+// then finish_group. Work-item gid adds x[gid*spread + k*step] for k = 0, 1, ... while the index
+// is below both gid*spread + span and n. The host picks the layout:
 //   interleaved (GPU): spread 1, step = work-items in the launch, span n. Neighbouring
 //     work-items read neighbouring floats at the same time: coalesced loads.
 //   blocked (CPU): spread = span = elements per work-item, step 1. A CPU runs a group's
@@ -156,18 +163,23 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void reduce_v6_grid_stride(__global const float *x, __global float *y, uint n, uint spread,
                            uint step, uint span, __local float *scratch)
 {
+    // ---- your code ----
     const uint first = get_global_id(0) * spread;
     const uint end = min(n, first + span);
     float p = 0.0f;
     for (uint i = first; i < end; i += step)
         p += x[i];
     finish_group(p, y, scratch);
+    // ---- end of your code ----
 }
 
-// v7: v6 over float4 (16-byte loads, a quarter as many load instructions), with two running
-// sums so that two loads are in flight per work-item. spread, step and span count float4s;
-// the 0-3 floats past the last whole float4 go to work-item 0. The loop is a function: v8 runs
-// it too.
+// v7: v6 over float4: view x as (__global const float4 *), 16-byte loads, a quarter as many load
+// instructions. spread, step and span count float4s, and there are n / 4 whole ones. Two float4
+// running sums keep two loads in flight per work-item; their four lanes are added at the end,
+// and work-item 0 also adds the 0 to 3 floats past the last whole float4. Then finish_group. The
+// loop is a function, above the kernel, since v8 runs it too:
+//     float sum_float4s(__global const float *x, uint n, uint spread, uint step, uint span)
+// ---- your code ----
 float sum_float4s(__global const float *x, uint n, uint spread, uint step, uint span)
 {
     __global const float4 *x4 = (__global const float4 *)x;
@@ -189,25 +201,35 @@ float sum_float4s(__global const float *x, uint n, uint spread, uint step, uint 
             p += x[t];
     return p;
 }
+// ---- end of your code ----
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void reduce_v7_float4(__global const float *x, __global float *y, uint n, uint spread,
                       uint step, uint span, __local float *scratch)
 {
+    // ---- your code ----
     finish_group(sum_float4s(x, n, spread, step, span), y, scratch);
+    // ---- end of your code ----
 }
 
-// v8: one pass. v7's groups each write their partial to y[group] and take a ticket; the group
-// that draws the last ticket adds all the partials and writes the total to y[groups]. tickets
-// is 0 at the launch. Between groups only a fence and an atomic order memory: the release
-// fence puts a group's partial before its ticket, the acquire fence puts every ticket drawn
-// before it (and so every partial) before the last group's reads. (CUDA's threadfence
-// reduction does the same with __threadfence().)
+// v8: one pass. Each group sums its share as v7 does and writes it to y[group], then takes a
+// ticket: atomic_inc(tickets) (0 at the launch). The group that draws the last ticket
+// (groups - 1) adds all the partials y[0..groups) and writes the total to y[groups]. Between
+// groups only a fence and an atomic order memory (CUDA's threadfence reduction does the same
+// with __threadfence()):
+//   - barrier(CLK_GLOBAL_MEM_FENCE) after finish_group, then work-item 0: mem_fence (release:
+//     the partial before the ticket), atomic_inc, mem_fence again (acquire: every earlier
+//     ticket's partial before what follows);
+//   - work-item 0 tells the group through a __local int, behind a barrier with both fences;
+//   - the last group reads the partials through a __global volatile const float * (another
+//     group wrote them in this launch: a plain load may be served from a stale L1 line), and
+//     ends with finish_group(p, y + groups - get_group_id(0), scratch), which writes y[groups].
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void reduce_v8_single_pass(__global const float *x, __global float *y, uint n, uint spread,
                            uint step, uint span, __local float *scratch,
                            __global uint *tickets)
 {
+    // ---- your code ----
     __local int last;
     const uint groups = get_num_groups(0);
     finish_group(sum_float4s(x, n, spread, step, span), y, scratch);
@@ -227,4 +249,5 @@ void reduce_v8_single_pass(__global const float *x, __global float *y, uint n, u
         p += partial[g];
     // finish_group writes its y[get_group_id(0)]: shifted, that is y[groups].
     finish_group(p, y + groups - get_group_id(0), scratch);
+    // ---- end of your code ----
 }

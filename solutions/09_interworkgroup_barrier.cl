@@ -66,6 +66,7 @@ void fence_if(int fenced) {
 // `fenced` 0 leaves out the memory fences (the nofence demonstration).
 int centralized_barrier(__global volatile uint *ctl, uint groups, uint budget,
                         __local volatile int *go, int fenced) {
+    // ---- your code ----
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);  // our part written, *go read
     if (get_local_id(0) == 0) {
         const uint gen = ctl[GEN];  // read before arriving: it cannot move until we have
@@ -85,6 +86,7 @@ int centralized_barrier(__global volatile uint *ctl, uint groups, uint budget,
     }
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
     return *go;
+    // ---- end of your code ----
 }
 
 // The decentralized barrier (Xiao and Feng): group `me` sets its arrival flag in[me] to `goal`;
@@ -96,6 +98,7 @@ int centralized_barrier(__global volatile uint *ctl, uint groups, uint budget,
 int decentralized_barrier(__global volatile uint *flags, __global volatile uint *ctl, uint me,
                           uint groups, uint goal, uint budget, __local volatile int *go,
                           int fenced) {
+    // ---- your code ----
     __global volatile uint *in = flags, *out = flags + groups;
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
     if (get_local_id(0) == 0) {
@@ -136,6 +139,7 @@ int decentralized_barrier(__global volatile uint *flags, __global volatile uint 
     }
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
     return *go;
+    // ---- end of your code ----
 }
 
 // Occupancy discovery (after Sorensen et al., OOPSLA 2016), run by each group's master: while the
@@ -248,6 +252,7 @@ __kernel void discoverOccupancy(__global volatile uint *ctl, uint grace, uint bu
     (__OPENCL_C_VERSION__ < 300 || defined(__opencl_c_atomic_scope_device))
 int centralized_barrier_c11(__global volatile uint *ctl, uint groups, uint budget,
                             __local volatile int *go) {
+    // ---- your code ----
     __global atomic_uint *count = (__global atomic_uint *)&ctl[COUNT];
     __global atomic_uint *gen = (__global atomic_uint *)&ctl[GEN];
     __global atomic_uint *gave_up = (__global atomic_uint *)&ctl[GAVE_UP];
@@ -275,6 +280,7 @@ int centralized_barrier_c11(__global volatile uint *ctl, uint groups, uint budge
     }
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
     return *go;
+    // ---- end of your code ----
 }
 
 __kernel void barrierCentralizedC11(STEP_ARGS) {
@@ -289,12 +295,13 @@ __kernel void barrierCentralizedC11(STEP_ARGS) {
 // and no reset. Group 0 adds FLIP - (groups - 1) to ctl[COUNT], every other group adds 1: once all
 // have arrived the low bits are back where they were and the top bit has flipped. Each master
 // polls the word with plain volatile loads until the top bit differs from what its own add saw.
-// The centralized barrier costs the last arrival three atomics on one L2 line while every master
-// polls it; here each group pays one, and a poll is a load, not a read-modify-write. The
-// gave-up flag is read every 64th poll only: it shares the line, and is rarely set.
 #define FLIP 0x80000000u
 int generation_barrier(__global volatile uint *ctl, uint me, uint groups, uint budget,
                        __local volatile int *go) {
+    // ---- your code ----
+    // The centralized barrier costs the last arrival three atomics on one L2 line while every
+    // master polls it; here each group pays one, and a poll is a load, not a read-modify-write.
+    // The gave-up flag is read every 64th poll only: it shares the line, and is rarely set.
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);  // our part written, *go read
     if (get_local_id(0) == 0) {
         mem_fence(CLK_GLOBAL_MEM_FENCE);  // release: our group's writes before our arrival
@@ -309,6 +316,7 @@ int generation_barrier(__global volatile uint *ctl, uint me, uint groups, uint b
     }
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
     return *go;
+    // ---- end of your code ----
 }
 
 __kernel void barrierGeneration(STEP_ARGS) {
@@ -342,6 +350,7 @@ int wait_flip(__global volatile uint *word, uint old, __global volatile uint *ct
 
 int hierarchical_barrier(__global volatile uint *flags, __global volatile uint *ctl, uint me,
                          uint groups, uint per, uint goal, uint budget, __local volatile int *go) {
+    // ---- your code ----
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);  // our part written, *go read
     if (get_local_id(0) == 0) {
         const uint c = me / per, counters = (groups + per - 1) / per;
@@ -368,6 +377,7 @@ int hierarchical_barrier(__global volatile uint *flags, __global volatile uint *
     }
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
     return *go;
+    // ---- end of your code ----
 }
 
 __kernel void barrierHierarchical(STEP_ARGS) {

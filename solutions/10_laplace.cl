@@ -11,7 +11,9 @@
 // The new value of an interior point, added in this order so that the host's reference, adding
 // in the same order, gives the same float bit for bit: ((west + east) + south) + north.
 float jacobi_point(float west, float east, float south, float north) {
+    // ---- your code ----
     return 0.25f * (((west + east) + south) + north);
+    // ---- end of your code ----
 }
 
 // The lecture's kernel, reading the neighbours from global memory.
@@ -58,14 +60,18 @@ __kernel void jacobiTiled(uint I, uint J, const __global float *u1, __global flo
     const uint id = i + j * I;
     if (inside) {
         tile[x + y * w] = u1[id];
+        // ---- your code ----
         // The halo: the block's edge work-items load the neighbour outside the block, where
         // the grid has one (an interior point's neighbours are always in the grid).
         if (x == 1 && i > 0) tile[y * w] = u1[id - 1];
         if (x == bx && i + 1 < I) tile[x + 1 + y * w] = u1[id + 1];
         if (y == 1 && j > 0) tile[x] = u1[id - I];
         if (y == by && j + 1 < J) tile[x + (y + 1) * w] = u1[id + I];
+        // ---- end of your code ----
     }
+    // ---- your code ----
     barrier(CLK_LOCAL_MEM_FENCE);  // every load of the tile before any read of a neighbour's
+    // ---- end of your code ----
     if (!inside) return;
     if (i == 0 || i == I - 1 || j == 0 || j == J - 1)
         u2[id] = tile[x + y * w];
@@ -214,12 +220,14 @@ __kernel void jacobiPersistent(uint I, uint J, __global float *a, __global float
     }
 }
 
-// jacobiRows over four columns a work-item: one vload4 per row brings in four centres (the row
-// above is the next row's centres and the row below the last row's), the west and east
-// neighbours are those lanes shifted, plus one float each side; vstore4 writes four points.
-// A quarter as many load and store instructions as jacobiRows for the same bytes. The work-items
-// whose columns include the grid's first or last column (or run past it) take them one at a time.
+// jacobiRows over four columns a work-item (work-item (x, y) takes columns 4x to 4x + 3, rows
+// y * rows to y * rows + rows - 1): one vload4 per row brings in four centres (the row above is
+// the next row's centres and the row below the last row's), the west and east neighbours are
+// those lanes shifted, plus one float each side; vstore4 writes four points. A quarter as many
+// load and store instructions as jacobiRows for the same bytes. The work-items whose columns
+// include the grid's first or last column (or run past it) take them one at a time.
 __kernel void jacobiRows4(uint I, uint J, const __global float *u1, __global float *u2, uint rows) {
+    // ---- your code ----
     const uint i0 = get_global_id(0) * 4, j0 = get_global_id(1) * rows;
     if (i0 >= I || j0 >= J) return;
     const uint j1 = min(J, j0 + rows);
@@ -244,4 +252,5 @@ __kernel void jacobiRows4(uint I, uint J, const __global float *u1, __global flo
         south = here;
         here = north;
     }
+    // ---- end of your code ----
 }
