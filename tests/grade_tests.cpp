@@ -1,6 +1,7 @@
 // synclab-grade: every fixture graded into the right class, the solutions passing, the starter
 // failing only its TODO, and a class of 50 graded in isolation with an incremental gradebook.
 #include <doctest/doctest.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <cctype>
@@ -802,6 +803,31 @@ TEST_CASE("on a terminal a progress line says how far and the time left, and is 
     CHECK(contains(piped.out, "[3/3] cy, lab 01: pass"));
     CHECK_FALSE(contains(piped.out, "\033"));
     CHECK_FALSE(contains(piped.out, "\r"));
+}
+
+TEST_CASE("by default the grader runs as many labs at once as it has CPUs: its affinity, not the host's") {
+    TempDir dir;
+    for (const char *who : {"a", "b", "c"})
+        write_text(dir.path / "class" / who / "01_workgroup_reduce.cl",
+                   read_file(test::source("solutions/01_workgroup_reduce.cl")));
+    auto at_a_time = [&](const std::string &cpus) {
+        std::vector<std::string> argv{"taskset", "-c", cpus, test::lab(kGrader), "--class", dir / "class",
+                                      "--labs", "01", "--quick", "--no-oclgrind", "--csv",
+                                      dir / ("g" + cpus + ".csv"), "--junit", dir / ("j" + cpus)};
+        synclab::ProcessLimits limits;
+        limits.timeout_s = 300;
+        const auto r = synclab::run_process(argv, {{"SYNCLAB_KERNELS", ""}}, limits);
+        CAPTURE(r.out);
+        CAPTURE(r.err);
+        CHECK(r.exit_code == 0);
+        return r.out;
+    };
+    CHECK(contains(at_a_time("0"), "3 submissions x 1 lab(s), 1 at a time"));
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    REQUIRE(sched_getaffinity(0, sizeof set, &set) == 0);
+    if (CPU_COUNT(&set) >= 2 && CPU_ISSET(0, &set) && CPU_ISSET(1, &set))
+        CHECK(contains(at_a_time("0,1"), "3 submissions x 1 lab(s), 2 at a time"));
 }
 
 TEST_CASE("the grader refuses bad use in one line with exit 2") {

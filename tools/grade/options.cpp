@@ -1,6 +1,8 @@
 // synclab-grade's command line: its options, their help, and the checks of their values.
 #include "options.hpp"
 
+#include "cores.hpp"
+
 #include <algorithm>
 #include <cstdlib>
 #include <regex>
@@ -126,7 +128,7 @@ Options parse_options(int argc, char **argv) {
          cxxopts::value<std::string>(), "MIB")
         ("seed", "random seed for every run (0: fresh inputs every run)",
          cxxopts::value<std::string>()->default_value("0"), "N")
-        ("j,jobs", "labs graded at once (default: the number of cores)",
+        ("j,jobs", "labs graded at once (default: the CPUs this process may use: its affinity and its cgroup's quota)",
          cxxopts::value<std::string>(), "N")
         ("csv", "gradebook CSV file", cxxopts::value<std::string>()->default_value("gradebook.csv"), "FILE")
         ("junit", "folder for the JUnit XML reports", cxxopts::value<std::string>()->default_value("junit"), "DIR")
@@ -226,7 +228,7 @@ void check_options(Options &o) {
     if (!std::regex_match(o.seed_text, std::regex("[0-9]{1,19}")))
         throw UsageError("--seed '" + o.seed_text + "' is not a whole number (e.g. --seed 11)");
     o.seed = std::stoull(o.seed_text);
-    o.jobs = std::max(1u, std::thread::hardware_concurrency());
+    o.jobs = usable_cpus();
     if (o.has_jobs)
         o.jobs = static_cast<unsigned>(number_option("jobs", o.jobs_text, "jobs", 1, 256,
                                                      "one lab at a time is the least"));
