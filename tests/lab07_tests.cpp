@@ -95,23 +95,22 @@ TEST_CASE("lab07 count++ in lock-step loses updates in every trial on every devi
     }
 }
 
-TEST_CASE("lab07 plain count++ on one global counter loses updates on POCL") {
-    // Measured here (2 cores, 2048 groups x 256): runs of 20 trials lost some in 0 to 15 of
-    // them; a loss takes both of POCL's threads running at once, which a loaded machine does not
-    // always give. Up to 8 runs of 50 trials: one loss anywhere is enough.
+TEST_CASE("lab07 plain count++ on one global counter: lost updates are the expected WRONG, never a crash") {
+    // Whether updates are lost depends on POCL's threads running at once, which a loaded machine
+    // does not always give: the race itself is Oclgrind's to show, every time ("lab07 Oclgrind
+    // reports count++ ... as races"). Here only what the lab says of either outcome is checked.
     for (const auto &dev : test::dynamic_devices()) {
         if (!dev.is_pocl()) continue;
         CAPTURE(dev.name);
-        std::string seen;
-        for (int attempt = 0; attempt < 8; ++attempt) {
-            const auto r = run_lab(kLab, on(dev, "solutions", {"--variant", "plain", "--groups",
-                                                               "2048", "--wg", "256", "--trials", "50"}));
-            seen = line_of(r.out, "countPlain");
-            std::cout << "[lab07] " << dev.name << ": " << seen << "\n";
-            if (seen.find("global: 0 of") == std::string::npos) break;
-        }
-        CHECK(seen.find("WRONG (expected") != std::string::npos);
-        CHECK(seen.find("global: 0 of") == std::string::npos);
+        const auto r = run_lab(kLab, on(dev, "solutions", {"--variant", "plain", "--groups", "2048",
+                                                           "--wg", "256", "--trials", "5"}));
+        CAPTURE(r.out);
+        CAPTURE(r.err);
+        CHECK(r.exited);
+        CHECK((r.exit_code == 0 || r.exit_code == 1));
+        const std::string seen = line_of(r.out, "countPlain");
+        const bool lost = seen.find("global: 0 of") == std::string::npos || seen.find("local: 0 lost") == std::string::npos;
+        CHECK(seen.find(lost ? "WRONG (expected: the read-add-write is not atomic)" : "verified") != std::string::npos);
     }
 }
 
