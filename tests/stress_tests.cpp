@@ -296,8 +296,8 @@ TEST_CASE("set_stress_environment sets the grader's stress settings where unset,
     }
 }
 
-TEST_CASE("stress runs first: a child made nicer, one stress run a slot, never beside a lab whose groups wait, none once stopped") {
-    // The grader's other children run kBehindStress nicer than its stress runs (grade.hpp).
+TEST_CASE("stress runs first: a child made nicer, one stress run a slot, never beside another child, none once stopped") {
+    // A child's niceness (ProcessLimits::nice), for callers that ask for one.
     errno = 0;
     const int ours = getpriority(PRIO_PROCESS, 0);
     REQUIRE(errno == 0);
@@ -328,7 +328,7 @@ TEST_CASE("stress runs first: a child made nicer, one stress run a slot, never b
     CHECK_FALSE(gate.enter(&stop));  // stopped: no slot, at once
     CHECK(grade::StressGate(0).enter(nullptr));  // no slots asked for: one all the same
 
-    // Children of labs whose groups wait run beside one another, never beside a stress run.
+    // Other children run beside one another, never beside a stress run.
     grade::StressGate rw(1);
     REQUIRE(rw.enter_beside(nullptr));
     REQUIRE(rw.enter_beside(nullptr));  // two at once

@@ -115,7 +115,7 @@ BatchResult run_batch(const Settings &s, const JobFolders &job, const std::vecto
     limits.parent_pipe = true;  // stops with the grader, through the sandbox
     std::map<std::string, std::string> env = spec.env;
     env.insert(job.env.begin(), job.env.end());
-    const Place place(s, lines.front().recipe->declaration, spec.role, limits, env, stop);
+    const Place place(s, spec.role, stop);
     if (!place.entered()) {
         b.stopped = true;
         return b;

@@ -44,7 +44,6 @@ struct Line {
 };
 
 // A batch's place: its role (cores.hpp), the environment besides the job's, its memory limit.
-// The lab of its first line decides the role's rules.
 struct BatchSpec {
     Role role = Role::Check;
     std::map<std::string, std::string> env;

@@ -102,32 +102,11 @@ bool holds_cores(const Settings &s, const synclab::Declaration &lab) {
     return s.stress && synclab::groups_wait(lab);
 }
 
-Place::Place(const Settings &s, const synclab::Declaration &lab, Role role, synclab::ProcessLimits &limits,
-             std::map<std::string, std::string> &env, const volatile int *stop) {
-    namespace protocol = synclab::protocol;
-    // SYNCLAB_SESSION_NICE is set for a child that stands back, and "" otherwise: one the grader
-    // inherited must never renice the grader's own session (no sandbox) or a stress run's.
-    env[protocol::kSessionNice] = "";
-    // A child stands behind the stress runs: a warm-up always (it grades nothing, and cut short
-    // it only builds less), a check in a grading with stress schedules unless its lab's groups
-    // wait for one another (a spin wait's budget counts polls: a group starved at niceness 19
-    // gives a right barrier up).
-    const bool behind = role == Role::WarmUp || (role == Role::Check && s.stress && !synclab::groups_wait(lab));
-    if (behind) {
-        limits.nice = kBehindStress;
-        // It may wait for a core as long as the stress runs hold them: the lab's watchdog times
-        // it by the time it had a core as well (protocol::is_hang), and our bound is its limit
-        // and a margin. Not a warm-up's.
-        if (role == Role::Check)
-            limits.timeout_s = std::min(limits.timeout_s * protocol::kStandBackLimit + 30, protocol::kMaxTimeout);
-        // A sandbox gives each child a session of its own: its niceness is the session's too.
-        if (s.sandbox.available()) env[protocol::kSessionNice] = std::to_string(kBehindStress);
-    }
-    beside_ = role == Role::Check && holds_cores(s, lab);
-    if ((role == Role::Stress || beside_) && s.stress_gate) {
-        gate_ = s.stress_gate.get();
-        entered_ = beside_ ? gate_->enter_beside(stop) : gate_->enter(stop);
-    }
+Place::Place(const Settings &s, Role role, const volatile int *stop) {
+    if (!s.stress_gate) return;
+    gate_ = s.stress_gate.get();
+    beside_ = role != Role::Stress;
+    entered_ = beside_ ? gate_->enter_beside(stop) : gate_->enter(stop);
 }
 
 Place::~Place() {

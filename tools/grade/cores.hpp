@@ -16,13 +16,13 @@ struct Settings;
 
 // Stress runs are given the cores first. A schedule holds one group back while the others act
 // (synclab/stress.hpp): that works only while the others are on a core, not waiting for a time
-// slice another job's lab holds. So in a grading with stress schedules every other child runs
-// kBehindStress nicer than the grader, except those of labs whose groups wait for one another (a
-// starved group gives a right spin wait up); at most one stress run per kStressThreads jobs runs
-// at once (StressGate), as two on two cores would deschedule each other's groups; and the children
-// of labs whose groups wait never run beside a stress run either (enter_beside).
-constexpr int kBehindStress = 19;
-
+// slice that another of the grader's children holds. So in a grading with stress schedules a
+// stress run waits until no other child of the grader runs, and no child starts while one runs or
+// waits (StressGate); at most one stress run per kStressThreads jobs runs at once, as two on two
+// cores would deschedule each other's groups. Every child runs at the grader's own niceness: a
+// child niced behind the stress runs would be behind every other process on the machine too, and
+// beside two busy loops a class took tens of times as long. Work that is not the grader's takes
+// the cores from a stress run all the same (grade on a machine of its own).
 class StressGate {
 public:
     explicit StressGate(unsigned slots) : slots_(slots ? slots : 1), free_(slots_) {}
@@ -30,8 +30,8 @@ public:
     // no slot) once *stop is non-zero.
     bool enter(const volatile int *stop);
     void leave();
-    // A child of a lab whose groups wait: runs beside others of its kind, never beside a stress
-    // run, nor ahead of one waiting. False once *stop is non-zero.
+    // Any other child: runs beside others of its kind, never beside a stress run, nor ahead of
+    // one waiting. False once *stop is non-zero.
     bool enter_beside(const volatile int *stop);
     void leave_beside();
 
@@ -51,14 +51,12 @@ unsigned usable_cpus();
 // a stress run's build (--warm-up), which grades nothing.
 enum class Role { Check, Stress, WarmUp };
 
-// A child's place: its niceness, its bound and its place at the gate. Made before the child runs,
-// kept while it runs (the gate's slot is left at the end of its scope).
+// A child's place at the gate (StressGate): made before the child runs, kept while it runs (the
+// gate's slot is left at the end of its scope).
 class Place {
 public:
-    // Sets limits (niceness; the bound `limits.timeout_s`, lengthened for a child that stands
-    // back) and env (SYNCLAB_SESSION_NICE), then waits at the gate where the role must.
-    Place(const Settings &s, const synclab::Declaration &lab, Role role, synclab::ProcessLimits &limits,
-          std::map<std::string, std::string> &env, const volatile int *stop);
+    // Waits at the gate: a stress run for the cores alone, any other child beside the others.
+    Place(const Settings &s, Role role, const volatile int *stop);
     ~Place();
     Place(const Place &) = delete;
     Place &operator=(const Place &) = delete;
@@ -69,9 +67,9 @@ private:
     bool beside_ = false, entered_ = true;
 };
 
-// Whether a lab's children wait at the gate beside others of their kind (Place): a lab whose
-// groups wait for one another, in a grading with stress schedules. Such labs share a process only
-// among themselves (grade_labs).
+// Whether a lab's groups wait for one another in a grading with stress schedules: such labs
+// share a process only among themselves (grade_labs), so one process holds either labs that spin
+// or labs that do not.
 bool holds_cores(const Settings &s, const synclab::Declaration &lab);
 
 // The environment the grader adds for a lab's dynamic runs. On POCL, each kernel is compiled once

@@ -53,32 +53,6 @@ void watch_parent() {
     }).detach();
 }
 
-// The grader runs its children other than stress runs behind them (tools/grade/cores.hpp,
-// kBehindStress), each nicer than its stress runs. Linux shares the CPU between sessions
-// (autogroups) before niceness counts within one, and a sandbox gives each child a session of
-// its own: there the grader also asks, with SYNCLAB_SESSION_NICE, for the session's niceness.
-// Linux takes one such change a tenth of a second from processes without privileges, machine-wide:
-// a few tries, then the run goes on at its session's niceness.
-void stand_back() {
-    static bool done = false;  // once a process
-    if (done) return;
-    done = true;
-    const char *text = std::getenv(protocol::kSessionNice);
-    if (!text || !*text) return;
-    const int nice = std::atoi(text);
-    if (nice < 1 || nice > 19) return;
-    for (int tries = 0; tries < 30; ++tries) {
-        const int fd = ::open("/proc/self/autogroup", O_WRONLY | O_CLOEXEC);
-        if (fd < 0) return;
-        const std::string value = std::to_string(nice);
-        const ssize_t wrote = ::write(fd, value.data(), value.size());
-        const int err = errno;
-        ::close(fd);
-        if (wrote >= 0 || err != EAGAIN) return;
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-}
-
 double process_cpu_seconds() {
     timespec t{};
     if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t) != 0) return 0;
@@ -320,7 +294,6 @@ int run_once(int argc, char **argv, const Declaration &decl, const std::function
 
 int run_lab(int argc, char **argv, const Declaration &decl, const std::function<int(Lab &)> &body) {
     watch_parent();
-    stand_back();
     // Oclgrind runs groups on one worker thread per core unless told: a lab whose groups wait for
     // one another gets as many as its race check meets at once.
     if (decl.oclgrind_groups)

@@ -14,7 +14,6 @@ using Args = std::vector<std::string>;
 
 // The environment a grader gives its children.
 constexpr const char *kParentFd = "SYNCLAB_PARENT_FD";      // a pipe: end-of-file once the grader is gone
-constexpr const char *kSessionNice = "SYNCLAB_SESSION_NICE";  // the child's session's niceness (cores.hpp)
 constexpr const char *kProfile = "SYNCLAB_PROFILE";           // the macros a program text is made under
 constexpr const char *kTextCache = "SYNCLAB_TEXT_CACHE";      // the folder the children share texts in
 

@@ -15,7 +15,7 @@ namespace synclab {
 // Threads POCL's CPU device gets in a stress run (POCL_MAX_PTHREAD_COUNT, POCL_CPU_MAX_CU_COUNT)
 // unless the caller set them: as many as the grader's dynamic runs get, and no more than the
 // grading machine's two cores, so a held group's window is not closed by the operating system
-// descheduling the others. The grader gives a stress run those cores first (grade.hpp, kBehindStress).
+// descheduling the others. The grader gives a stress run those cores first (tools/grade/cores.hpp).
 constexpr unsigned kStressThreads = 2;
 
 // The OpenCL C text put before the student's file. It ends with the wrapping macros; the
