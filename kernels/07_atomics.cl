@@ -110,7 +110,8 @@ __kernel void firstClaim(__global const int *in, volatile __global int *out)
 {
     const int i = get_global_id(0);
     // ---- your code ----
-    // TODO (1 line): claim the slot only if it is still -1, and record whether you won.
+    // TODO (1 line, in place of the placeholder below): claim the slot only if it is still -1,
+    // and record whether you won.
     out[SLOTS + i] = 0;
     // ---- end of your code ----
 }
