@@ -1,6 +1,8 @@
 // For lab 10: the grid, the host's sweeps and the kernels' runs (jacobi.hpp).
 #include "jacobi.hpp"
 
+#include <cstdio>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -90,10 +92,14 @@ std::string Run::text(std::size_t I) const {
         return "gave up at sweep " + std::to_string(stuck + 1) + ": " + std::to_string(arrived) +
                " of " + std::to_string(parts) + " groups arrived - " +
                (stuck == 0 ? "the others were never resident" : "the others never arrived");
-    if (wrong)
-        return "WRONG: " + std::to_string(wrong) + " points, first (" + std::to_string(first % I) +
-               ", " + std::to_string(first / I) + ") = " + std::to_string(got) + ", host " +
-               std::to_string(want);
+    if (wrong) {
+        // Nine significant digits tell any two floats apart: a sum in another order differs in
+        // its last bits only, and six digits would show two equal numbers.
+        char text[160];
+        std::snprintf(text, sizeof text, "WRONG: %zu points, first (%zu, %zu) = %.9g, host %.9g (off by %.3g)",
+                      wrong, first % I, first / I, double(got), double(want), double(got) - double(want));
+        return text;
+    }
     return "verified";
 }
 
