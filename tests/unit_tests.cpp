@@ -371,6 +371,22 @@ TEST_CASE("Oclgrind's log is read into findings each told in one friendly line")
                              "\tKernel: k\n\tAt line 3 of f.cl:\n")[0].kind == "out-of-bounds");
 }
 
+TEST_CASE("a race between an atomic and a plain access is told to make the plain one atomic, not to add a barrier") {
+    synclab::OclgrindFinding f;
+    f.kind = "data-race";
+    f.kernel = "countdown";
+    f.file = "07_atomics.cl";
+    f.headline = "Read-write data race at global memory address 0x10";
+    f.entities = {{3, 0, "0,0,0", "updates", 140}, {5, 0, "0,0,0", "reads", 142}};
+    const std::string mixed = f.friendly();
+    CAPTURE(mixed);
+    CHECK(mixed.find("make the plain one atomic too") != std::string::npos);
+    CHECK(mixed.find("barrier(") == std::string::npos);
+    // Its twin, two plain accesses of one group: a barrier is the fix there.
+    f.entities[0].access = "writes";
+    CHECK(f.friendly().find("put barrier(CLK_GLOBAL_MEM_FENCE) between the two") != std::string::npos);
+}
+
 // Captured from real runs of lab 01 on Oclgrind 21.10 (OCLGRIND_LOG), the early return's
 // kernel folder renamed kernels/; kCappedLog ran with OCLGRIND_MAX_ERRORS=3.
 static const char *kEarlyReturnLog =

@@ -151,7 +151,13 @@ std::string OclgrindFinding::friendly() const {
                   << " " << space << " memory at " << file << ":" << r->line << " that work-item "
                   << w->global_id << " " << (w->access.empty() ? "uses" : w->access)
                   << " at line " << w->line;
-                if (r->group != w->group)
+                if ((r->access == "updates") != (w->access == "updates"))
+                    // One side is an atomic: a barrier would not make the plain access see its
+                    // result in order; the plain one must be atomic too.
+                    s << ": one of them is an atomic, the other a plain access; make the plain "
+                         "one atomic too (a read: atomic_add(p, 0) or atomic_load; better, use the "
+                         "value the atomic returns)";
+                else if (r->group != w->group)
                     s << ", from another work-group: no barrier orders work-groups, so let each "
                          "group use its own place (index it by get_group_id(0))";
                 else
