@@ -67,7 +67,9 @@ void fence_if(int fenced) {
 int centralized_barrier(__global volatile uint *ctl, uint groups, uint budget,
                         __local volatile int *go, int fenced) {
     // ---- your code ----
-    // TODO (about 20 lines): master work-item (local id 0) only: read ctl[GEN] before arriving;
+    // TODO (about 20 lines): first a barrier for the whole group (CLK_GLOBAL_MEM_FENCE |
+    // CLK_LOCAL_MEM_FENCE): every work-item's part of this step is written before its master
+    // arrives. Then the master work-item (local id 0) only: read ctl[GEN] before arriving;
     // fence; atomic_inc(&ctl[COUNT]); the last to arrive (it got groups - 1) resets COUNT with
     // atomic_xchg, fences and atomic_inc's GEN; the others poll ctl[GEN] until it moves, with
     // keep_waiting() bounding every poll. Tell the group through *go (1: all arrived, 0: gave
