@@ -8,6 +8,8 @@
 // by the same rules; docs/adding-a-lab.md says how to use it.
 #include <doctest/doctest.h>
 
+#include "grade_support.hpp"  // TempDir
+
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -137,22 +139,15 @@ std::string compare_lab(const fs::path &root, const std::string &lab) {
 // A temporary copy of what the starters come from: labs/ (the folders' names), kernels/,
 // solutions/ and scripts/starters.py.
 struct Copy {
-    fs::path root;
+    gradetest::TempDir dir;  // removed with everything in it
+    fs::path root = dir.path;
     Copy() {
-        static int counter = 0;
-        root = fs::temp_directory_path() /
-               ("synclab-starters-" + std::to_string(getpid()) + "-" + std::to_string(++counter));
-        fs::remove_all(root);
         const fs::path src = test::source("");
         for (const auto &lab : labs_with_kernels(src)) fs::create_directories(root / "labs" / lab);
         for (const std::string d : {"kernels", "solutions"})
             fs::copy(src / d, root / d, fs::copy_options::recursive);
         fs::create_directories(root / "scripts");
         fs::copy_file(src / "scripts" / "starters.py", root / "scripts" / "starters.py");
-    }
-    ~Copy() {
-        std::error_code ec;
-        fs::remove_all(root, ec);
     }
 };
 

@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
-#include <sstream>
 
 #include "grade.hpp"
+#include "judge.hpp"  // join, seconds_text
 #include "synclab/protocol.hpp"
 
 namespace fs = std::filesystem;
@@ -45,18 +45,6 @@ void clear_folder(const std::string &dir) {
 }
 
 namespace {
-
-std::string seconds_text(double s) {
-    std::ostringstream o;
-    o << s;
-    return o.str();
-}
-
-std::string join(const std::vector<std::string> &v, const std::string &sep) {
-    std::string out;
-    for (const auto &a : v) out += (out.empty() ? "" : sep) + a;
-    return out;
-}
 
 // A line's arguments as the lab takes them.
 protocol::Args lab_args(const Settings &s, const JobFolders &job, const Line &line, const std::string &verdict) {
