@@ -117,6 +117,44 @@ TEST_CASE("a graded text keeps the student's lines and hides every implementatio
     CHECK(contains(t30.substr(line, at - line), kernel.filename().string()));
 }
 
+TEST_CASE("__local arrays are summed as the compiler lays them out, whatever the declaration's form") {
+    TempDir dir;
+    const synclab::Profile &profile = synclab::profiles().front();
+    const fs::path kernel = dir.path / kLab01;
+    auto refused = [&](const std::string &body) {
+        write_text(kernel, "kernel void k(global float *x, local float *arg) {\n" + body +
+                               "\n    x[0] = 0;\n}\n");
+        try {
+            synclab::program_text(kernel.string(), "", profile);
+            return false;
+        } catch (const synclab::BuildError &) {
+            return true;
+        }
+    };
+    // Within 48 KiB: plain arrays (read without compiling), and forms only the compiler sizes.
+    for (const char *ok : {"local float s[256];", "__local volatile uint4 s[8][2];",
+                                  "local unsigned int a[4096], b[4096];", "local float s[0x1000];",
+                                  "local float s[12288];", "local float a[6144]; local float b[6144];",
+                                  "typedef float row[16]; local row s[16];", "local float s[4 * 1024];",
+                             "volatile local float *lanes = arg;", "local int last; local float s[12287];"}) {
+        const std::string body = ok;
+        CAPTURE(body);
+        CHECK_FALSE(refused(body));
+    }
+    // Over it, by a plain array, by two together, and by every form the plain reading leaves to
+    // the compiler: a second declarator, a typedef, an expression, octal, a struct, wrapping.
+    for (const char *over : {"local float s[12289];", "local float a[8192]; local float b[8192];",
+                                    "local float a[16], b[1 << 28];", "typedef float row[1 << 20]; local row s[1];",
+                                    "local float s[3 * 1 << 20];", "local float s[0100000];",
+                                    "local struct { float v[1 << 20]; } s;", "local float s[(1UL << 30) + 256];",
+                                    "local double3 s[2048];", "local int last; local float s[12288];",
+                                    "local float *p = arg, big[20000];"}) {
+        const std::string body = over;
+        CAPTURE(body);
+        CHECK(refused(body));
+    }
+}
+
 }  // TEST_SUITE
 
 TEST_SUITE("grade") {
@@ -139,6 +177,13 @@ TEST_CASE("a graded kernel is one program text: no checker's macros, includes on
         {"version_right_on_both",
          {barriers_under("#if __OPENCL_VERSION__ >= 200",
                          "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);"), "pass"}},
+        // The grader skips the other profile's text only when no file beside the kernel names a
+        // macro that differs: a name spliced across lines, pasted from parts, or named in a
+        // header is still found.
+        {"version_spliced_racy", {barriers_under("#if __OPENCL_\\\nVERSION__ >= 200"), "fail"}},
+        {"version_pasted_racy",
+         {"#define CAT(a, b) a##b\n" + barriers_under("#if CAT(__OPENCL_, VERSION__) >= 200"), "fail"}},
+        {"version_in_header_racy", {"#include \"v.h\"\n" + barriers_under("#if NEW_ENOUGH"), "fail"}},
         // The stress machinery's macro is no more visible than an implementation's.
         {"stress_macro_racy", {barriers_under("#ifdef SYNCLAB_STRESS_CELL"), "fail"}},
         {"stress_macro_right", {barriers_under("#ifndef SYNCLAB_STRESS_CELL"), "pass"}},
@@ -161,6 +206,7 @@ TEST_CASE("a graded kernel is one program text: no checker's macros, includes on
     };
     for (const auto &[name, s] : students) write_text(klass / name / kLab01, s.first);
     write_text(klass / "include_own_helper" / "helper.h", "#define HELPER 1\n");
+    write_text(klass / "version_in_header_racy" / "v.h", "#define NEW_ENOUGH (__OPENCL_VERSION__ >= 200)\n");
     // A header handed in beside the kernel, starting with a UTF-8 byte order mark.
     write_text(klass / "include_from_bom_header" / kLab01, "#include \"helper.h\"\n" + solution);
     write_text(klass / "include_from_bom_header" / "helper.h",
@@ -190,6 +236,8 @@ TEST_CASE("a graded kernel is one program text: no checker's macros, includes on
     // The text that differs under OpenCL 1.2 is graded there, and the row says so.
     CHECK(contains(rows.at("version_racy_on_1.2").reason, "OpenCL 1.2"));
     CHECK(contains(rows.at("version_right_on_both").reason, "passed too"));
+    for (const char *hidden : {"version_spliced_racy", "version_pasted_racy", "version_in_header_racy"})
+        CHECK(contains(rows.at(hidden).reason, "OpenCL 1.2"));
     CHECK_FALSE(contains(rows.at("pocl_macro_right").reason, "differs"));
     CHECK(contains(rows.at("local_unused_1GiB").reason, "big"));
     CHECK(contains(rows.at("local_wraps_2^32").reason, "4294968320 bytes"));

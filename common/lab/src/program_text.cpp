@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <atomic>
 #include <cstdint>
@@ -360,9 +361,119 @@ bool may_declare_local(const std::string &text) {
     return false;
 }
 
+// The bytes of the declaration after a `local` at `at`, when it is one plain array or scalar of a
+// scalar or vector type with literal sizes ("float scratch[256];", "volatile uint4 x[8][2];",
+// "int last;"), or 0 for one pointer to local memory ("float *p = scratch;"); else -1.
+long double plain_array_bytes(const std::string &text, std::size_t at) {
+    static const std::map<std::string, long double> scalars{
+        {"char", 1}, {"uchar", 1}, {"short", 2}, {"ushort", 2}, {"half", 2}, {"int", 4},
+        {"uint", 4}, {"float", 4}, {"long", 8}, {"ulong", 8}, {"double", 8}};
+    auto skip_space = [&] {
+        while (at < text.size() && std::isspace(static_cast<unsigned char>(text[at]))) ++at;
+    };
+    auto word = [&] {
+        skip_space();
+        const std::size_t from = at;
+        while (at < text.size() && (std::isalnum(static_cast<unsigned char>(text[at])) || text[at] == '_')) ++at;
+        return text.substr(from, at - from);
+    };
+    long double element = 0;
+    std::string name;
+    bool pointer = false;  // `local float *p = ...;`: a private pointer to local memory
+    for (std::string w = word(); !w.empty(); w = word()) {
+        if (w == "volatile" || w == "const") continue;
+        if (!name.empty()) return -1;  // two names: not a plain declaration
+        if (element) {
+            name = w;
+            continue;
+        }
+        if (w == "unsigned" || w == "signed") {
+            const std::size_t back = at;
+            const std::string next = word();
+            if (next != "char" && next != "short" && next != "int" && next != "long") at = back;
+            element = scalars.at(next == "char" || next == "short" || next == "long" ? next : "int");
+            continue;
+        }
+        std::size_t digits = w.size();
+        while (digits && std::isdigit(static_cast<unsigned char>(w[digits - 1]))) --digits;
+        const auto it = scalars.find(w.substr(0, digits));
+        const std::string n = w.substr(digits);
+        if (it == scalars.end() || !(n.empty() || n == "2" || n == "3" || n == "4" || n == "8" || n == "16"))
+            return -1;
+        element = it->second * (n.empty() ? 1 : n == "3" ? 4 : std::stoi(n));
+        skip_space();
+        for (; at < text.size() && text[at] == '*'; skip_space()) {
+            ++at;
+            pointer = true;
+        }
+    }
+    if (!element || name.empty()) return -1;
+    if (pointer) {  // one declarator (a comma could start a local array), then its end
+        int depth = 0;
+        for (; at < text.size() && text[at] != ';'; ++at) {
+            const char c = text[at];
+            if (c == '(' || c == '[') ++depth;
+            if (c == ')' || c == ']') --depth;
+            if ((c == ',' && depth == 0) || c == '{' || c == '#' || c == '"' || c == '\'') return -1;
+        }
+        return at < text.size() ? 0 : -1;
+    }
+    long double bytes = element;
+    for (skip_space(); at < text.size() && text[at] == '['; skip_space()) {
+        ++at;
+        const std::string literal = word();
+        skip_space();
+        if (literal.empty() || at >= text.size() || text[at] != ']') return -1;
+        ++at;
+        static const std::regex integer(R"(^(0[xX][0-9a-fA-F]+|[0-9]+)[uUlL]*$)");
+        std::smatch m;
+        if (!std::regex_match(literal, m, integer)) return -1;
+        errno = 0;
+        char *end = nullptr;
+        const unsigned long long v = std::strtoull(literal.c_str(), &end, 0);  // 0...: octal, as C
+        if (errno || end != literal.c_str() + m[1].length()) return -1;
+        bytes *= static_cast<long double>(v);
+    }
+    return at < text.size() && text[at] == ';' ? bytes : -1;  // no [ ]: one scalar
+}
+
+// Whether every __local declaration the text may hold is a plain array (plain_array_bytes), all
+// of them together within `limit`: the IR would then refuse nothing, and is not compiled. Any
+// other declaration, or more than the limit, is left to the IR.
+bool plainly_within(const std::string &text, std::size_t limit) {
+    long double total = 0;
+    int depth = 0;
+    char quote = 0;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (quote) {
+            if (c == '\\') ++i;
+            else if (c == quote || c == '\n') quote = 0;
+        } else if (c == '#' && (i == 0 || text[i - 1] == '\n')) {
+            i = std::min(text.find('\n', i), text.size());
+        } else if (c == '"' || c == '\'') {
+            quote = c;
+        } else if (c == '(') {
+            ++depth;
+        } else if (c == ')') {
+            depth = std::max(0, depth - 1);
+        } else if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+            std::size_t j = i;
+            while (j < text.size() && (std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == '_')) ++j;
+            const std::string id = text.substr(i, j - i);
+            if (depth == 0 && (id == "local" || id == "__local")) {  // not an argument, not a cast
+                const long double bytes = plain_array_bytes(text, j);
+                if (bytes < 0 || (total += bytes) > static_cast<long double>(limit)) return false;
+            }
+            i = j - 1;
+        }
+    }
+    return true;
+}
+
 void check_local_arrays(const std::string &text, const BuildOptions &b, const std::string &shown,
                         std::size_t limit) {
-    if (!may_declare_local(text)) return;
+    if (!may_declare_local(text) || plainly_within(text, limit)) return;
     const char *tmp = std::getenv("TMPDIR");
     std::string path = std::string(tmp && *tmp ? tmp : "/tmp") + "/synclab-text-XXXXXX.cl";
     std::vector<char> name(path.begin(), path.end());
@@ -535,6 +646,55 @@ std::string program_text(const std::string &path, const std::string &options, co
     return done.emplace(key, text).first->second;
 }
 
+namespace {
+
+// The macro names whose definition under `p` differs from `other`'s for a build with `b`.
+std::set<std::string> differing_macros(const Profile &p, const Profile &other, const BuildOptions &b) {
+    auto by_name = [&](const Profile &q) {
+        std::map<std::string, std::string> m;  // name -> its -D/-U argument
+        for (const auto &a : macro_arguments(q, b))
+            if (a.rfind("-D", 0) == 0 || a.rfind("-U", 0) == 0)
+                m[a.substr(2, a.find('=') == std::string::npos ? std::string::npos : a.find('=') - 2)] = a;
+        return m;
+    };
+    const auto mine = by_name(p), theirs = by_name(other);
+    std::set<std::string> names;
+    for (const auto &[n, a] : mine)
+        if (!theirs.count(n) || theirs.at(n) != a) names.insert(n);
+    for (const auto &[n, a] : theirs)
+        if (!mine.count(n)) names.insert(n);
+    return names;
+}
+
+// Whether the files a kernel may include (every file beside it) could test one of `names`: a
+// macro is seen only through its name in the text once lines are spliced, unless the text pastes
+// tokens (## or %:%:), spells # or the backslash as trigraphs, uses universal character names, or cannot be read
+// whole. A yes is only "maybe": the other profile's text is then made and compared.
+bool may_test(const std::string &path, const std::string &options, const std::set<std::string> &names) {
+    if (names.empty()) return false;
+    std::vector<std::string> texts{options};
+    std::error_code ec;
+    for (const auto &e : fs::directory_iterator(fs::absolute(path, ec).parent_path(), ec)) {
+        if (!e.is_regular_file(ec)) continue;
+        if (e.file_size(ec) > (4u << 20) || ec) return true;
+        std::ifstream in(e.path(), std::ios::binary);
+        if (!in) return true;
+        texts.emplace_back(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
+    if (ec) return true;
+    static const std::regex splice(R"(\\[ \t\f\v\r]*\n)");
+    for (const auto &raw : texts) {
+        const std::string t = std::regex_replace(raw, splice, "");
+        for (const char *risky : {"##", "%:%:", "?\?=", "?\?/", "\\u", "\\U"})
+            if (t.find(risky) != std::string::npos) return true;
+        for (const auto &n : names)
+            if (t.find(n) != std::string::npos) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
 void note_other_profiles(const std::string &path, const std::string &options, const std::string &text) {
     const Profile *active = active_profile();
     const BuildOptions b = parse_options(options);
@@ -547,8 +707,13 @@ void note_other_profiles(const std::string &path, const std::string &options, co
     auto &seen = known[key];  // one '0' or '1' a profile
     if (seen.empty() && !cached("differs", key, seen)) {
         for (const Profile &p : profiles())
-            // A profile that cannot build this OpenCL C never meets this build.
-            seen += &p != active && p.version >= b.c_version && preprocess(path, b, p) != text ? '1' : '0';
+            // A profile that cannot build this OpenCL C never meets this build; one whose macros
+            // the files never name gives the same text.
+            seen += &p != active && p.version >= b.c_version &&
+                            (!active || may_test(path, options, differing_macros(*active, p, b))) &&
+                            preprocess(path, b, p) != text
+                        ? '1'
+                        : '0';
         keep("differs", key, seen);
     }
     for (std::size_t i = 0; i < seen.size() && i < differs.size(); ++i)
