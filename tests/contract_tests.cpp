@@ -28,7 +28,7 @@ TEST_CASE("a declaration reads back as written, and a bad description is refused
                                {.name = "b", .kernels = {"k3"}, .demonstration = true},
                                {.name = "c", .kernels = {"k4"}, .graded = false}},
                   .grading = {{"-n", "5"}, {"--wg", "64", "--trials", "2"}},
-                  .race_check = {"--wg", "64"},
+                  .race_checks = {{"--wg", "64"}, {"--wg", "48", "-n", "100"}},
                   .oclgrind_off = {"uninitialized"},
                   .build_per_size = true,
                   .oclgrind_groups = 4,
@@ -51,7 +51,7 @@ TEST_CASE("a declaration reads back as written, and a bad description is refused
     CHECK(r.variants[1].demonstration);
     CHECK_FALSE(r.variants[2].graded);
     CHECK(r.grading == d.grading);
-    CHECK(r.race_check == d.race_check);
+    CHECK(r.race_checks == d.race_checks);
     CHECK(r.oclgrind_off == d.oclgrind_off);
     CHECK(r.build_per_size);
     CHECK(r.oclgrind_groups == 4);

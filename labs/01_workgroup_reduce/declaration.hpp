@@ -16,5 +16,5 @@ inline const synclab::Declaration kLab{
     .grading = {{"--exact", "--trials", "3", "--groups", "0"},
                 {"--exact", "--trials", "2", "--groups", "3", "--wg", "1"},
                 {"--exact", "--trials", "2", "--groups", "2", "--wg", "1024"}},
-    .race_check = {"--wg", "64"},
+    .race_checks = {{"--wg", "64"}},
 };

@@ -16,5 +16,5 @@ inline const synclab::Declaration kLab{
                 {"--exact", "-n", "50", "--wg", "64"},
                 {"--exact", "-n", "4099", "--wg", "1"},
                 {"--exact", "-n", "5003", "--wg", "1024"}},
-    .race_check = {"-n", "1000", "--wg", "64"},
+    .race_checks = {{"-n", "1000", "--wg", "64"}},
 };

@@ -19,5 +19,5 @@ inline const synclab::Declaration kLab{
                 {"--exact", "-n", "3001", "--wg", "2"},
                 {"--exact", "-n", "300007", "--wg", "1024"}},
     // Three passes over small groups: a race in either kernel shows in one launch on Oclgrind.
-    .race_check = {"-n", "1000", "--wg", "16"},
+    .race_checks = {{"-n", "1000", "--wg", "16"}},
 };

@@ -21,7 +21,7 @@ inline const synclab::Declaration kLab{
                 {"-n", "4104", "--iters", "16", "-k", "5", "--simd", "8", "--wg", "24"},
                 {"-n", "1000", "--iters", "4", "-k", "3", "--simd", "1", "--wg", "1"}},
     // Each work-item may touch only in[i] and out[i]: Oclgrind checks every index.
-    .race_check = {"-n", "64", "--wg", "32", "--iters", "2", "-k", "3"},
+    .race_checks = {{"-n", "64", "--wg", "32", "--iters", "2", "-k", "3"}},
     .options =
         [](cxxopts::Options &p) {
             p.add_options()

@@ -27,7 +27,7 @@ inline const synclab::Declaration kLab{
                 {"-n", "777", "--wg", "5"},
                 {"-n", "1024", "--wg", "1024"}},
     // 37 columns: two warps' worth in one group; three groups of 16 for the groups variant.
-    .race_check = {"-n", "37", "--wg", "16"},
+    .race_checks = {{"-n", "37", "--wg", "16"}},
     .options =
         [](cxxopts::Options &p) {
             p.add_options()

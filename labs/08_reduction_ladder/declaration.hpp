@@ -37,7 +37,7 @@ inline const synclab::Declaration kLab{
                  "interleaved", "--trials", "1"}},
     // n % 4 = 1: v7 has a tail to read (a whole float4 read there is 12 bytes past the end); small
     // groups, so every rung makes two or more passes.
-    .race_check = {"-n", "1001", "--wg", "16", "--groups", "4"},
+    .race_checks = {{"-n", "1001", "--wg", "16", "--groups", "4"}},
     // Oclgrind 21.10's uninitialised-value check crashes on float4 loads (v7): only it is off.
     .oclgrind_off = {"uninitialized"},
     .build_per_size = true,  // -D WG

@@ -19,7 +19,7 @@ Recipe recipe_of(const synclab::Declaration &d) {
     for (const auto &v : d.variants)
         if (v.graded && !v.demonstration) r.variants.push_back(v.name);
     r.runs = d.grading;
-    r.oclgrind = d.race_check;
+    r.oclgrind = d.race_checks;
     r.race_skipped = d.race_check_skipped;
     r.declaration = d;
     return r;

@@ -16,10 +16,10 @@ struct Recipe {
     std::vector<std::string> variants;
     // Dynamic runs on the chosen device, each with fresh inputs; the first is the --quick one.
     std::vector<std::vector<std::string>> runs;
-    // Arguments of the race check on Oclgrind (with --device oclgrind); empty: no race check,
-    // and race_skipped says why. The lab itself turns off the Oclgrind checks its declaration
-    // names (oclgrind_off).
-    std::vector<std::string> oclgrind;
+    // Arguments of each race check on Oclgrind (with --device oclgrind), in order; none: no
+    // race check, and race_skipped says why. The lab itself turns off the Oclgrind checks its
+    // declaration names (oclgrind_off).
+    std::vector<std::vector<std::string>> oclgrind;
     std::string race_skipped;
     synclab::Declaration declaration;
     std::string description;  // its --describe, as printed

@@ -35,9 +35,10 @@ struct Declaration {
     // Grading: each argument set is one run per graded variant on the chosen device, with fresh
     // inputs; the first is the --quick one. Vary sizes and parameters a kernel must not hard-code.
     std::vector<Args> grading;
-    // The race check: arguments of one run per graded variant on Oclgrind; none, and
-    // race_check_skipped says why.
-    Args race_check = {};
+    // The race checks: each argument set is one run of every graded variant on Oclgrind, in
+    // order, until one finds something (shapes a kernel meets: whole blocks and a ragged edge);
+    // none, and race_check_skipped says why.
+    std::vector<Args> race_checks = {};
     std::string race_check_skipped = {};
     // Oclgrind checks the race check turns off (OCLGRIND_<NAME>=0), e.g. "uninitialized".
     std::vector<std::string> oclgrind_off = {};
