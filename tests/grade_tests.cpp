@@ -279,13 +279,16 @@ TEST_CASE("a lab's grading runs share one process, which stops at the first fail
 
     const auto [wrong, wrong_runs] = grade("ok wrong ok");
     CHECK(wrong.kind == "wrong-answer");
-    CHECK(contains(wrong.reason, "a WRONG (k: 3 sums wrong) (--step wrong --seed 5)"));
+    // The run again as the student types it in a checkout: their folder, the failed variant.
+    CHECK(contains(wrong.reason, "a WRONG (k: 3 sums wrong) (repeat it: ./build/bin/lab99_scripted --kernels " +
+                                     student.string() + " --variant a --step wrong --seed 5)"));
     CHECK(wrong_runs.size() == 2);  // nothing after the first failure
 
     const auto [crash, crash_runs] = grade("ok ok crash ok");
     CHECK(crash.kind == "crash");
     CHECK(contains(crash.reason, "SIGSEGV"));
-    CHECK(contains(crash.reason, "(--step crash --seed 5)"));
+    CHECK(contains(crash.reason, "(repeat it: ./build/bin/lab99_scripted --kernels " + student.string() +
+                                     " --variant a --step crash --seed 5)"));
     CHECK(crash_runs.size() == 3);
 
     // A run the device cannot make is not checked, said so, and the runs after it go on in a

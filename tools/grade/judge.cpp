@@ -194,6 +194,10 @@ std::vector<std::string> stress_line(const Recipe &recipe, const Settings &s) {
     return args;
 }
 
+std::string repeat_command(const std::string &executable, const std::vector<std::string> &args) {
+    return synclab::protocol::shell_command(args).insert(0, "./build/bin/" + executable + " ");
+}
+
 // The grade a stress run gives a lab that passed so far (`passed`): grade, kind and reason. A
 // schedule that went wrong is named by its seed, with the command that repeats it on the
 // student's own folder.
@@ -212,7 +216,7 @@ std::tuple<Grade, Kind, std::string> stress_grade(const Recipe &recipe, const Se
     std::vector<std::string> again{"--kernels", kernels_dir};
     again.insert(again.end(), d.stress_args.begin(), d.stress_args.end());
     const std::string repeat =
-        synclab::stress_repeat_command(recipe.executable, again, std::stoull(v.schedule));
+        synclab::stress_repeat_command("./build/bin/" + recipe.executable, again, std::stoull(v.schedule));
     return {Grade::Fail, Kind::Stress, "wrong under stress schedule " + v.schedule + ": " + why + "; repeat it: " + repeat};
 }
 

@@ -39,6 +39,10 @@ std::pair<Kind, std::string> race_findings(const synclab::VerdictRecord &v,
 unsigned stress_schedules(const Recipe &recipe, const Settings &s);
 std::vector<std::string> stress_line(const Recipe &recipe, const Settings &s);
 
+// A lab's run as a student types it in a checkout: `./build/bin/EXECUTABLE ARGS`, each argument
+// quoted for a shell where it needs it.
+std::string repeat_command(const std::string &executable, const std::vector<std::string> &args);
+
 // The grade a stress run gives a lab that passed so far (`passed`): grade, kind and reason. A
 // schedule that went wrong is named by its seed, with the command that repeats it on the
 // student's own folder.

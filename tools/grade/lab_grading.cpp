@@ -145,9 +145,14 @@ std::size_t LabGrading::judge_runs(const std::vector<Run> &done, std::size_t fro
                     recipe_.variants.end())
                 failed_.push_back(var.variant);
         if (kind_ == Kind::WrongAnswer || kind_ == Kind::Crash) {
-            std::string where = join(sets[i]) + on_device;
-            if (!v.seed.empty()) where += " --seed " + v.seed;
-            reason_ += " (" + where + ")";
+            // The run again, as the student types it in a checkout: their folder, the variants
+            // that failed (or all graded ones: a crash names none), its arguments and inputs.
+            std::vector<std::string> again{"--kernels", kernels_dir_, "--variant",
+                                           join(failed_.empty() ? recipe_.variants : failed_, ",")};
+            again.insert(again.end(), sets[i].begin(), sets[i].end());
+            if (!on_device.empty()) again.insert(again.end(), {"--device", on_device.substr(10)});  // " --device X"
+            if (!v.seed.empty()) again.insert(again.end(), {"--seed", v.seed});
+            reason_ += " (repeat it: " + repeat_command(recipe_.executable, again) + ")";
         }
     }
     return next;
