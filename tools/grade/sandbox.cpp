@@ -14,10 +14,13 @@
 #include <unistd.h>
 
 #include "synclab/process.hpp"
+#include "synclab/protocol.hpp"
 
 namespace fs = std::filesystem;
 
 namespace grade {
+
+namespace protocol = synclab::protocol;
 
 namespace {
 
@@ -30,61 +33,12 @@ bool includable(const std::string &name) {
     return false;
 }
 
-std::string type_of(mode_t m) {
-    if (S_ISLNK(m)) return "a symbolic link";
-    if (S_ISFIFO(m)) return "a FIFO";
-    if (S_ISCHR(m)) return "a character device";
-    if (S_ISBLK(m)) return "a block device";
-    if (S_ISSOCK(m)) return "a socket";
-    if (S_ISDIR(m)) return "a folder";
-    return "not a regular file";
-}
-
 struct Fd {
     int fd;
     ~Fd() {
         if (fd >= 0) close(fd);
     }
 };
-
-// Reads a regular file without following a symbolic link and without blocking on a FIFO: the
-// check and the read are of the same file. `why` names what it is when it is not one.
-bool read_plain(const std::string &path, std::string &out, std::string &why) {
-    Fd f{open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)};
-    if (f.fd < 0) {
-        struct stat st {};
-        if (errno == ELOOP || (lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)))
-            why = "a symbolic link";
-        else
-            why = std::string("unreadable (") + std::strerror(errno) + ")";
-        return false;
-    }
-    struct stat st {};
-    if (fstat(f.fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        why = type_of(st.st_mode);
-        return false;
-    }
-    if (static_cast<std::size_t>(st.st_size) > kMaxSubmissionFile) {
-        why = "too large (" + std::to_string(st.st_size) + " bytes; at most " +
-              std::to_string(kMaxSubmissionFile) + ")";
-        return false;
-    }
-    out.clear();
-    char buf[65536];
-    for (ssize_t got; (got = read(f.fd, buf, sizeof buf)) != 0;) {
-        if (got < 0) {
-            if (errno == EINTR) continue;
-            why = std::string("unreadable (") + std::strerror(errno) + ")";
-            return false;
-        }
-        out.append(buf, static_cast<std::size_t>(got));
-        if (out.size() > kMaxSubmissionFile) {
-            why = "too large (it grew while being read)";
-            return false;
-        }
-    }
-    return true;
-}
 
 bool write_file(const fs::path &path, const std::string &text) {
     Fd f{open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)};
@@ -109,7 +63,7 @@ Staged stage_submission(const std::string &from, const std::string &to, const st
         return s;
     }
     if (!S_ISDIR(st.st_mode)) {
-        s.refused = "the submission folder is " + type_of(st.st_mode) +
+        s.refused = "the submission folder is " + protocol::file_type(st.st_mode) +
                     ": hand in a folder holding your own files";
         return s;
     }
@@ -121,7 +75,7 @@ Staged stage_submission(const std::string &from, const std::string &to, const st
     const fs::path needed_path = fs::path(from) / needed;
     if (lstat(needed_path.c_str(), &st) != 0) return s;  // not handed in: "missing"
     std::string text, why;
-    if (!read_plain(needed_path.string(), text, why)) {
+    if (!protocol::read_plain(needed_path.string(), kMaxSubmissionFile, text, why)) {
         s.refused = needed + " is " + why + ": hand in the kernel file itself";
         return s;
     }
@@ -136,7 +90,7 @@ Staged stage_submission(const std::string &from, const std::string &to, const st
         const std::string name = e.path().filename().string();
         if (name == needed || !includable(name) || files.size() >= 64) continue;
         std::string other, skip;
-        if (!read_plain(e.path().string(), other, skip)) continue;  // never staged: not includable
+        if (!protocol::read_plain(e.path().string(), kMaxSubmissionFile, other, skip)) continue;  // never staged: not includable
         if ((total += other.size()) > 8 * kMaxSubmissionFile) break;
         files.push_back({name, other});
     }

@@ -1,5 +1,7 @@
 #include "synclab/protocol.hpp"
 
+#include <cstring>
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -117,22 +119,62 @@ RunParts split_runs(const std::string &out, const std::string &err, std::size_t 
     return p;
 }
 
-VerdictRecord read_verdict(const std::string &path, bool *found) {
+std::string file_type(unsigned mode) {
+    const mode_t m = mode;
+    if (S_ISLNK(m)) return "a symbolic link";
+    if (S_ISFIFO(m)) return "a FIFO";
+    if (S_ISCHR(m)) return "a character device";
+    if (S_ISBLK(m)) return "a block device";
+    if (S_ISSOCK(m)) return "a socket";
+    if (S_ISDIR(m)) return "a folder";
+    return "not a regular file";
+}
+
+bool read_plain(const std::string &path, std::size_t limit, std::string &out, std::string &why) {
     const int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        struct stat st {};
+        if (errno == ELOOP || (lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)))
+            why = "a symbolic link";
+        else
+            why = std::string("unreadable (") + std::strerror(errno) + ")";
+        return false;
+    }
+    struct FdCloser {
+        int fd;
+        ~FdCloser() { close(fd); }
+    } closer{fd};
     struct stat st {};
-    const bool plain = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-    if (found) *found = plain;
-    std::string text;
-    if (plain) {  // a verdict is a few lines; never read one without end
-        char buf[65536];
-        for (ssize_t got; text.size() < (1u << 20) && (got = read(fd, buf, sizeof buf)) != 0;) {
-            if (got < 0 && errno == EINTR) continue;
-            if (got < 0) break;
-            text.append(buf, static_cast<std::size_t>(got));
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        why = file_type(st.st_mode);
+        return false;
+    }
+    if (static_cast<std::size_t>(st.st_size) > limit) {
+        why = "too large (" + std::to_string(st.st_size) + " bytes; at most " + std::to_string(limit) + ")";
+        return false;
+    }
+    out.clear();
+    char buf[65536];
+    for (ssize_t got; (got = read(fd, buf, sizeof buf)) != 0;) {
+        if (got < 0) {
+            if (errno == EINTR) continue;
+            why = std::string("unreadable (") + std::strerror(errno) + ")";
+            return false;
+        }
+        out.append(buf, static_cast<std::size_t>(got));
+        if (out.size() > limit) {
+            why = "too large (it grew while being read)";
+            return false;
         }
     }
-    if (fd >= 0) close(fd);
-    return parse_verdict(text);
+    return true;
+}
+
+VerdictRecord read_verdict(const std::string &path, bool *found) {
+    std::string text, why;
+    const bool plain = read_plain(path, 1u << 20, text, why);  // a verdict is a few lines
+    if (found) *found = plain;
+    return parse_verdict(plain ? text : "");
 }
 
 std::string shell_quote(const std::string &a) {

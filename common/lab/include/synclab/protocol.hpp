@@ -53,6 +53,13 @@ struct RunParts {
 // output like any other line.
 RunParts split_runs(const std::string &out, const std::string &err, std::size_t n);
 
+// Reads a regular file of at most `limit` bytes without following a symbolic link and without
+// blocking on a FIFO (the check and the read are of the same file): what the grader reads of a
+// child's or a student's. False with `why` ("a symbolic link", "too large (...)") otherwise.
+bool read_plain(const std::string &path, std::size_t limit, std::string &out, std::string &why);
+// What a file of `mode` (st_mode) is, for a message: "a symbolic link", "a FIFO", "a folder", ...
+std::string file_type(unsigned mode);
+
 // A verdict file written by a child: never through a link it left, never waiting on a FIFO,
 // at most 1 MiB. `found`: whether a plain file was there.
 VerdictRecord read_verdict(const std::string &path, bool *found = nullptr);
