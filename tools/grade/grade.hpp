@@ -39,6 +39,10 @@ struct Result {
     std::string details;       // commands run and their output (the JUnit report's body)
     double seconds = 0;
     bool kept = false;         // read back from the gradebook (--resume), not graded now
+    // The SHA-256 of the files graded (submission_files.hpp; "": unknown, graded again on
+    // --resume), and what a pass is worth (--points).
+    std::string files_sha256;
+    unsigned points = 1;
     // Profiles under which a child's program text differed (synclab/program_text.hpp): the lab
     // is judged under each of them too.
     std::set<std::string> profiles_differ;

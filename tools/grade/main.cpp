@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <set>
 
 #include "catalog.hpp"      // labs
 #include "options.hpp"      // options
@@ -47,6 +48,8 @@ int run(int argc, char **argv) {
 
     // Submissions, and the outputs outside them.
     const std::vector<grade::Submission> subs = grade::collect_submissions(opt.one, opt.folder);
+    const std::set<std::string> only =
+        opt.has_students ? grade::named_students(opt.students, subs) : std::set<std::string>{};
     const grade::Outputs out =
         grade::check_outputs({opt.csv, opt.junit, opt.gradescope, opt.prairielearn}, subs);
     grade::Settings settings = grade::device_settings(opt, catalog.bin, icd_vendors);
@@ -86,7 +89,13 @@ int run(int argc, char **argv) {
 
     // Plan.
     grade::share_processes(settings, subs.size(), opt.jobs, labs, work.path(), &grade::g_stop_flag);
-    grade::Plan plan = grade::make_plan(subs, labs, kept, settings, opt.jobs);
+    // Each submission's files as they are now: a kept row graded other files is graded again.
+    std::vector<std::string> hashes;
+    for (const auto &s : subs) hashes.push_back(grade::files_of(s, catalog.all, opt.many).sha256);
+    grade::Plan plan = grade::make_plan(subs, labs, kept, settings, opt.jobs, hashes, only);
+    plan.gather = opt.many;
+    for (const auto &record : records) record->keep_only(plan.kept_rows);
+    for (const auto &note : plan.notes) std::cout << note << "\n";
     if (settings.stress)
         settings.stress_gate = std::make_shared<grade::StressGate>(plan.jobs / synclab::kStressThreads);
     std::cout << "grading " << subs.size() << (opt.one ? " submission" : " submissions") << " x "
@@ -96,9 +105,10 @@ int run(int argc, char **argv) {
 
     // Run and record.
     const grade::RunContext ctx{subs,    catalog.all, settings, work.path(),
-                                records, kept.size(), out.csv};
+                                records, plan.kept_rows.size(), out.csv};
     grade::Outcome outcome = grade::run_plan(plan, ctx);
     if (outcome.interrupted) return 128 + grade::g_stop;
+    for (const auto &record : records) record->finish();
 
     // Summary.
     return grade::summarize(std::cout, subs, labs, std::move(outcome.all), outcome.kept, out.csv,

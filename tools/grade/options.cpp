@@ -41,7 +41,9 @@ const char *kMore = R"help(
 Modes:
   synclab-grade --kernels DIR     grade one student: DIR holds the .cl files, named as in
                                   kernels/ (or DIR/kernels/ does)
-  synclab-grade --class DIR       grade a class: every sub-folder of DIR is one student
+  synclab-grade --class DIR       grade a class: every sub-folder of DIR is one student, its
+                                  .cl files found in any folder below it as the platforms'
+                                  entry point finds them (a file named as no lab is noted)
 
 A submission is hostile input. For each lab, its own regular files are copied into a private
 folder first: a kernel file (or a student folder) that is a symbolic link, a FIFO or a device,
@@ -71,12 +73,15 @@ are never graded; a variant no device here can run, and a run above the device's
 work-group, are "not checked (why)" (a lab with no run made is an error, never a pass).
 
 Outputs (never inside a submission):
-  --csv FILE       the gradebook: student,lab,grade,kind,reason,seconds (a name or reason
-                   that a spreadsheet would run as a formula, = + - @ first, gets a ' first).
-                   It is locked while a grader writes it (a second one is refused), each
-                   row is written and synced as soon as it is known, and rows already there
-                   are kept: add --resume to grade only the rest, or --restart to empty it
-                   first
+  --csv FILE       the gradebook: student,lab,grade,kind,reason,seconds,points,max_points,
+                   files_sha256 (a name or reason that a spreadsheet would run as a formula,
+                   = + - @ first, gets a ' first); after each student's labs, a row whose lab
+                   is "total": the points earned of the most. Each row holds the SHA-256 of
+                   the files it graded. It is locked while a grader writes it (a second one is
+                   refused), each row is written and synced as soon as it is known, and rows
+                   already there are kept: add --resume to grade only the rest and every
+                   student whose files changed, --students A,B to grade those again, or
+                   --restart to empty it first
   --junit DIR      DIR/<student>.xml, JUnit XML (one testcase per lab), as CI autograders
                    such as GitHub Classroom read; characters other than A-Z a-z 0-9 . _ -
                    become _, and names that then clash get -2, -3, ...
@@ -84,7 +89,7 @@ Outputs (never inside a submission):
                    with its reason); written at the start as "not finished", then whole
   --prairielearn FILE  with --kernels: PrairieLearn's external-grader results.json (score
                    0..1, one test per lab)
-  --points LIST    each lab's points in those scores, e.g. 09=3,10=2 (default: the lab's
+  --points LIST    each lab's points in those scores and the gradebook, e.g. 09=3,10=2 (default: the lab's
                    declaration, 1 unless it says otherwise); a pass earns them, anything
                    else 0
   stdout           one line per graded lab (on a terminal, a progress line with the time
@@ -103,6 +108,7 @@ Examples:
   synclab-grade --kernels kernels --labs 01
   synclab-grade --class submissions/ --csv week3.csv --junit week3-junit --timeout 20
   synclab-grade --class submissions/ --csv week3.csv --resume
+  synclab-grade --class submissions/ --csv week3.csv --students alice,bob
 )help";
 
 }  // namespace
@@ -139,7 +145,11 @@ Options parse_options(int argc, char **argv) {
         ("points", "points per lab in those results, e.g. 09=3,10=2 (default: each lab's own, "
                    "1 unless its declaration says otherwise)",
          cxxopts::value<std::string>()->default_value(""), "LIST")
-        ("resume", "keep the rows already in the gradebook and grade only the rest")
+        ("resume", "keep the gradebook's rows of files unchanged since and grade the rest (a "
+                   "student whose files changed is graded again)")
+        ("students", "with --class: grade these students again (their folders' names, "
+                     "comma-separated) and keep every other row as it is (implies --resume)",
+         cxxopts::value<std::string>(), "LIST")
         ("restart", "empty the gradebook first (its rows are lost)")
         ("quick", "one dynamic run per lab and no race check: a fast first pass")
         ("no-oclgrind", "skip the race check on Oclgrind")
@@ -196,6 +206,8 @@ Options parse_options(int argc, char **argv) {
     opt.no_stress = o.count("no-stress") > 0;
     opt.has_stress = o.count("stress") > 0;
     opt.no_sandbox = o.count("no-sandbox") > 0;
+    opt.has_students = o.count("students") > 0;
+    if (opt.has_students) opt.students = o["students"].as<std::string>();
     if (opt.has_stress) opt.stress_text = o["stress"].as<std::string>();
     return opt;
 }
@@ -210,6 +222,16 @@ void check_options(Options &o) {
                          "gets its gradebook and JUnit reports)");
     if (o.resume && o.restart)
         throw UsageError("--resume keeps the gradebook's rows and --restart empties it: give one");
+    if (o.has_students) {
+        if (!o.many)
+            throw UsageError("--students picks students of a class: give it with --class DIR");
+        if (o.restart)
+            throw UsageError("--students keeps the other students' rows and --restart empties the "
+                             "gradebook: give one");
+        if (o.students.empty())
+            throw UsageError("--students is empty: give the students' folder names, e.g. --students alice,bob");
+        o.resume = true;
+    }
     o.timeout = number_option("timeout", o.timeout_text, "seconds", 2, synclab::protocol::kMaxTimeout,
                               "a lab needs that long to build its kernels and start");
     // 1 TiB: any real limit is below it, and MiB << 20 stays far from overflowing.

@@ -23,6 +23,9 @@ struct Options {
     std::string gradescope, prairielearn, points;
     bool resume = false, restart = false, quick = false, no_oclgrind = false, no_stress = false;
     bool has_stress = false;
+    // --students LIST: grade those students of the class again, and no other (implies --resume).
+    bool has_students = false;
+    std::string students;
     // --no-sandbox: grade without bubblewrap on purpose. A class is never graded without the
     // sandbox unless it is given (SYNCLAB_GRADE_SANDBOX=off alone turns it off for --kernels).
     bool no_sandbox = false;

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <utility>
 
 #include "synclab/errors.hpp"
@@ -32,26 +33,66 @@ void share_processes(Settings &settings, std::size_t submissions, unsigned jobs,
     if (!could_share || (shared_env && std::string(shared_env) == "off")) settings.runner_labs.clear();
 }
 
+namespace {
+
+// Why a student's rows are graded again; "" when a row of theirs stays.
+std::string why_again(const Result &row, const std::string &hash, bool named) {
+    if (named) return "named by --students";
+    if (row.files_sha256.empty())
+        return "its rows hold no hash of the files graded (an older grader, or files that changed "
+               "while they were graded)";
+    if (row.files_sha256 != hash) return "its files changed since its rows were graded";
+    return "";
+}
+
+}  // namespace
+
 Plan make_plan(const std::vector<Submission> &subs, const std::vector<const Recipe *> &labs,
-               const std::vector<Result> &kept, const Settings &settings, unsigned jobs) {
-    std::map<std::pair<std::string, std::string>, Result> done;
-    for (const auto &r : kept) done[{r.student, r.lab}] = r;
+               const std::vector<Result> &kept, const Settings &settings, unsigned jobs,
+               const std::vector<std::string> &hashes, const std::set<std::string> &only) {
+    std::map<std::pair<std::string, std::string>, const Result *> done;
+    for (const auto &r : kept) done[{r.student, r.lab}] = &r;
+    std::set<std::pair<std::string, std::string>> again;  // rows dropped: graded again
     Plan plan;
-    plan.labs_per_student = labs.size();
-    plan.resumed = !done.empty();
-    // Every (student, lab) in gradebook order; the workers take the ungraded ones in turn.
+    // Every (student, lab) in gradebook order; the workers take the ungraded ones in turn. A
+    // student --students leaves out has only its kept rows.
     std::vector<std::size_t> todo;
-    for (std::size_t k = 0; k < subs.size(); ++k)
+    std::size_t left_out = 0, changed = 0;
+    for (std::size_t k = 0; k < subs.size(); ++k) {
+        const std::string &student = subs[k].student;
+        const bool graded = only.empty() || only.count(student);
+        std::string why;
         for (const auto *recipe : labs) {
-            plan.tasks.push_back({k, recipe, {}, false});
-            const auto it = done.find({subs[k].student, recipe->id});
-            if (it != done.end()) {
-                plan.tasks.back().result = it->second;
-                plan.tasks.back().ready = true;
-            } else {
+            const auto it = done.find({student, recipe->id});
+            const std::string again_why =
+                it == done.end() || !graded ? "" : why_again(*it->second, hashes[k], only.count(student) > 0);
+            if (it != done.end() && again_why.empty()) {
+                plan.tasks.push_back({k, recipe, *it->second, true});
+                plan.resumed = true;
+            } else if (graded) {
+                plan.tasks.push_back({k, recipe, {}, false});
                 todo.push_back(plan.tasks.size() - 1);
+                if (it != done.end()) again.insert(it->first);
+                if (why.empty()) why = again_why;
+            } else {
+                ++left_out;
             }
         }
+        const bool stale = std::any_of(kept.begin(), kept.end(), [&](const Result &r) {
+            return r.student == student && r.files_sha256 != hashes[k];
+        });
+        changed += !graded && stale;
+        if (!why.empty()) plan.notes.push_back(shown(student) + ": graded again: " + why);
+    }
+    if (left_out)
+        plan.notes.push_back(std::to_string(left_out) + " lab(s) of students --students does not "
+                             "name have no row, and were not graded: run --resume to grade them");
+    if (changed)
+        plan.notes.push_back(std::to_string(changed) + " student(s) --students does not name have "
+                             "rows of files that changed since: kept as they are; run --resume to "
+                             "grade them again");
+    for (const auto &r : kept)
+        if (!again.count({r.student, r.lab})) plan.kept_rows.push_back(r);
     // A student's ungraded labs together, when the class keeps every worker busy that way and
     // they can share a process; otherwise one (student, lab).
     const bool by_student = !settings.runner_labs.empty();

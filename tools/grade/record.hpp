@@ -35,12 +35,17 @@ public:
     virtual ~Record() = default;
     // The rows an earlier grader left in this record, to be kept (--resume); none by default.
     virtual std::vector<Result> kept() const { return {}; }
+    // The rows of kept() that stay, told before the first row graded now: the others are
+    // graded again (their files changed, they hold no hash of them, or --students names them).
+    virtual void keep_only(const std::vector<Result> & /*rows*/) {}
     // A row graded now (not kept), in gradebook order, as soon as it is known. Throws
     // UsageError when it cannot be written.
     virtual void row(const Result &) {}
     // Every row of student number `index` (kept ones too), once its last row is known.
     virtual void student(std::size_t /*index*/, const std::string & /*student*/,
                          const std::vector<Result> & /*rows*/) {}
+    // Every row is known (never called when the grader was interrupted).
+    virtual void finish() {}
 };
 
 using Records = std::vector<std::unique_ptr<Record>>;

@@ -69,12 +69,24 @@ std::string fixed(double x, int digits) {
 
 }  // namespace
 
-const char *const kGradebookHeader = "student,lab,grade,kind,reason,seconds";
+const char *const kGradebookHeader =
+    "student,lab,grade,kind,reason,seconds,points,max_points,files_sha256";
+// An older grader's: its rows hold no hash, so --resume grades them again.
+const char *const kOldGradebookHeader = "student,lab,grade,kind,reason,seconds";
 
 std::string csv_row(const Result &r) {
     return csv_field(csv_text(r.student)) + "," + csv_field(r.lab) + "," + csv_field(name(r.grade)) +
            "," + csv_field(name(r.kind)) + "," + csv_field(csv_text(r.reason)) + "," +
-           fixed(r.seconds, 2) + "\n";
+           fixed(r.seconds, 2) + "," + std::to_string(r.passed() ? r.points : 0) + "," +
+           std::to_string(r.points) + "," + csv_field(r.files_sha256) + "\n";
+}
+
+std::string csv_total_row(const std::string &student, unsigned earned, unsigned most,
+                          double seconds, std::size_t labs) {
+    const std::string why = std::to_string(earned) + " of " + std::to_string(most) +
+                            " points, " + std::to_string(labs) + " lab(s)";
+    return csv_field(csv_text(student)) + "," + kTotalLab + ",,," + csv_field(why) + "," +
+           fixed(seconds, 2) + "," + std::to_string(earned) + "," + std::to_string(most) + ",\n";
 }
 
 std::vector<Result> parse_gradebook(const std::string &text, std::size_t *whole_end) {
@@ -102,13 +114,19 @@ std::vector<Result> parse_gradebook(const std::string &text, std::size_t *whole_
             end = i + 1;
             if (header) {
                 header = false;
-            } else if (f.size() == 6 && !f[0].empty() && !f[1].empty()) {
+            } else if ((f.size() == 6 || f.size() == 9) && !f[0].empty() && !f[1].empty()) {
                 Result r;
                 r.student = from_csv_text(f[0]);
                 r.lab = f[1];
                 r.reason = from_csv_text(f[4]);
                 r.seconds = std::atof(f[5].c_str());
                 r.kept = true;
+                if (f.size() == 9) {
+                    r.points = static_cast<unsigned>(std::strtoul(f[7].c_str(), nullptr, 10));
+                    const bool hex = f[8].size() == 64 &&
+                                     f[8].find_first_not_of("0123456789abcdef") == std::string::npos;
+                    r.files_sha256 = hex ? f[8] : "";  // anything else ties the row to nothing
+                }
                 // A row in words this grader never writes is no row of its own: graded again.
                 if (grade_named(f[2], r.grade) && kind_named(f[3], r.kind) && r.kind != Kind::StressPending)
                     rows.push_back(r);
@@ -143,6 +161,7 @@ Gradebook::Gradebook(const std::string &path, Mode mode) : path_(path) {
         write_all(std::string(kGradebookHeader) + "\n");
         return;
     }
+    regular_ = true;
     fd_ = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (fd_ < 0)
         refuse("cannot write the gradebook " + path + " (" + std::strerror(errno) +
@@ -158,7 +177,9 @@ Gradebook::Gradebook(const std::string &path, Mode mode) : path_(path) {
     for (ssize_t got; (got = pread(fd_, buf, sizeof buf, static_cast<off_t>(all.size()))) > 0;)
         all.append(buf, static_cast<std::size_t>(got));
     if (!all.empty() && mode != Mode::restart) {
-        if (all.compare(0, std::strlen(kGradebookHeader), kGradebookHeader) != 0)
+        std::string first = all.substr(0, all.find('\n'));
+        if (!first.empty() && first.back() == '\r') first.pop_back();
+        if (first != kGradebookHeader && first != kOldGradebookHeader)
             refuse("the gradebook " + path + " is not a synclab-grade gradebook (its first line "
                    "is not '" + std::string(kGradebookHeader) + "'): give another --csv");
         std::size_t whole = 0;
@@ -173,6 +194,8 @@ Gradebook::Gradebook(const std::string &path, Mode mode) : path_(path) {
         if (whole < all.size() && ftruncate(fd_, static_cast<off_t>(whole)) != 0)
             refuse("cannot repair the gradebook " + path + " (" + std::strerror(errno) + ")");
         all.resize(whole);
+        // An older grader's header over no row: this grader's header instead.
+        if (first != kGradebookHeader && kept_.empty()) all.clear();
     }
     if (mode == Mode::restart || all.empty()) {
         if (ftruncate(fd_, 0) != 0)
@@ -206,6 +229,49 @@ void Gradebook::write_all(const std::string &text) {
 }
 
 void Gradebook::append(const Result &r) { write_all(csv_row(r)); }
+
+// Through a file beside it, locked before it takes the gradebook's name: a second grader opens
+// either the old file or the new one, and finds either locked. A grader killed half-way leaves
+// the old file whole.
+void Gradebook::replace(const std::string &rows) {
+    if (!regular_) return;
+    const std::string tmp = path_ + ".new";
+    auto fail = [&](const std::string &what, int err) {
+        throw synclab::UsageError("cannot rewrite the gradebook " + path_ + " (" + what + ": " +
+                                  std::strerror(err) + "): free some space or make its folder "
+                                  "writable, then --resume");
+    };
+    struct stat st {};
+    fstat(fd_, &st);
+    unlink(tmp.c_str());
+    const int fd = open(tmp.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0) fail(tmp, errno);
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0 || fchmod(fd, st.st_mode & 07777) != 0) {
+        const int err = errno;
+        close(fd);
+        unlink(tmp.c_str());
+        fail(tmp, err);
+    }
+    const int old = fd_;
+    fd_ = fd;
+    try {
+        write_all(std::string(kGradebookHeader) + "\n" + rows);
+    } catch (...) {
+        fd_ = old;
+        close(fd);
+        unlink(tmp.c_str());
+        throw;
+    }
+    if (rename(tmp.c_str(), path_.c_str()) != 0) {
+        const int err = errno;
+        fd_ = old;
+        close(fd);
+        unlink(tmp.c_str());
+        fail("rename", err);
+    }
+    close(old);  // its lock with it: the new file is locked already
+    lseek(fd_, 0, SEEK_END);
+}
 
 void check_junit_dir(const std::string &junit_dir) {
     if (junit_dir.empty()) throw synclab::UsageError("--junit is empty: give a folder name");
@@ -256,7 +322,8 @@ std::vector<std::string> junit_names(const std::vector<std::string> &students) {
 }
 
 void write_junit(const std::string &junit_dir, const std::string &file, const std::string &student,
-                 const std::vector<Result> &results) {
+                 const std::vector<Result> &results,
+                 const std::map<std::string, std::string> &kept_cases) {
     int failures = 0;
     double total = 0;
     for (const auto &r : results) {
@@ -271,6 +338,10 @@ void write_junit(const std::string &junit_dir, const std::string &file, const st
       << "\" failures=\"" << failures << "\" errors=\"0\" skipped=\"0\" time=\""
       << fixed(total, 3) << "\">\n";
     for (const auto &r : results) {
+        if (const auto kept = kept_cases.find(r.lab); kept != kept_cases.end()) {
+            x << kept->second;
+            continue;
+        }
         x << "    <testcase classname=\"synclab." << xml(file) << "\" name=\"lab "
           << xml(r.lab) << "\" time=\"" << fixed(r.seconds, 3) << "\">\n";
         if (!r.passed())
@@ -285,6 +356,24 @@ void write_junit(const std::string &junit_dir, const std::string &file, const st
     std::error_code ec;
     fs::create_directories(junit_dir, ec);
     write_whole((fs::path(junit_dir) / (file + ".xml")).string(), x.str(), "the --junit folder");
+}
+
+// Every text between "<testcase" and "</testcase>" is escaped (xml()), so neither appears in it.
+std::map<std::string, std::string> junit_cases(const std::string &report) {
+    std::map<std::string, std::string> out;
+    const std::string open = "    <testcase ", close = "    </testcase>\n", name = "name=\"lab ";
+    for (std::size_t at = 0; (at = report.find(open, at)) != std::string::npos;) {
+        const std::size_t end = report.find(close, at);
+        const std::size_t tag_end = report.find('>', at);
+        const std::size_t n = report.find(name, at);
+        if (end == std::string::npos || tag_end == std::string::npos) break;
+        if (n != std::string::npos && n < tag_end) {
+            const std::size_t id = n + name.size();
+            out[report.substr(id, report.find('"', id) - id)] = report.substr(at, end + close.size() - at);
+        }
+        at = end + close.size();
+    }
+    return out;
 }
 
 void write_whole(const std::string &path, const std::string &text, const std::string &where) {

@@ -3,6 +3,7 @@
 #pragma once
 #include <fstream>
 #include <iosfwd>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -24,10 +25,14 @@ public:
     const std::vector<Result> &kept() const { return kept_; }
     // Written and flushed to the disk at once; a write that fails throws UsageError.
     void append(const Result &r);
+    // The whole gradebook becomes its header and `csv_rows`, at once (a gradebook that is no
+    // regular file, a terminal, is left as it is). Throws UsageError when it cannot.
+    void replace(const std::string &csv_rows);
 
 private:
     std::string path_;
     int fd_ = -1;
+    bool regular_ = false;
     std::vector<Result> kept_;
     void write_all(const std::string &text);
 };
@@ -37,14 +42,24 @@ private:
 std::string csv_row(const Result &r);
 std::vector<Result> parse_gradebook(const std::string &text, std::size_t *whole_end = nullptr);
 extern const char *const kGradebookHeader;
+// A student's total: the row after their labs whose lab is "total" (no grade, no kind), with
+// the points earned of the most and the seconds of every row; never read back as a lab's row.
+constexpr const char *kTotalLab = "total";
+std::string csv_total_row(const std::string &student, unsigned earned, unsigned most,
+                          double seconds, std::size_t labs);
 
 // Makes the folder (when needed) and checks a file can be written in it: an unusable --junit
 // is found before the first student. Throws UsageError.
 void check_junit_dir(const std::string &junit_dir);
 
-// junit_dir/<file>.xml, written whole (through a temporary file and a rename).
+// junit_dir/<file>.xml, written whole (through a temporary file and a rename). A lab in
+// `kept_cases` is written as that text (its testcase element from an earlier report, junit_cases).
 void write_junit(const std::string &junit_dir, const std::string &file, const std::string &student,
-                 const std::vector<Result> &results);
+                 const std::vector<Result> &results,
+                 const std::map<std::string, std::string> &kept_cases = {});
+
+// Each lab's testcase element of a report write_junit wrote, by lab id.
+std::map<std::string, std::string> junit_cases(const std::string &report);
 
 // `path` written whole, through a temporary file beside it and a rename, so a reader never sees
 // half of it. Throws UsageError naming `where` (what to make writable) when it cannot.

@@ -85,17 +85,30 @@ Scheduler::~Scheduler() {
         if (t.joinable()) t.join();
 }
 
+// Each row records the hash of the files it graded, taken before and after: none when they
+// changed meanwhile, so that --resume grades them again. In a class, files found in folders
+// below the student's are gathered into a folder beside the job's first.
 std::vector<Result> Scheduler::grade_unit(std::size_t u, const std::string &job_dir) {
     const auto &unit = plan_.units[u];
     const Submission &sub = ctx_.subs[plan_.tasks[unit.front()].student];
     std::vector<const Recipe *> recipes;
     for (std::size_t t : unit) recipes.push_back(plan_.tasks[t].recipe);
-    if (!sub.refused.empty()) return refused(sub, recipes);
-    if (recipes.size() == 1)
-        return {grade_lab(*recipes[0], sub.student, kernels_in(sub.dir, ctx_.all_labs),
-                          ctx_.settings, &g_stop_flag, job_dir)};
-    return grade_labs(recipes, sub.student, kernels_in(sub.dir, ctx_.all_labs), ctx_.settings,
-                      &g_stop_flag, job_dir);
+    const SubmissionFiles files = files_of(sub, ctx_.all_labs, plan_.gather);
+    std::vector<Result> results;
+    std::string folder = files.folder;
+    if (files.gathered) {
+        folder = job_dir + "-files";
+        if (!gather_handed_in(files.found, folder)) folder = files.folder;
+    }
+    if (!sub.refused.empty()) results = refused(sub, recipes);
+    else if (recipes.size() == 1)
+        results = {grade_lab(*recipes[0], sub.student, folder, ctx_.settings, &g_stop_flag, job_dir)};
+    else
+        results = grade_labs(recipes, sub.student, folder, ctx_.settings, &g_stop_flag, job_dir);
+    note_misnamed(results, files.misnamed);
+    const bool same = files_of(sub, ctx_.all_labs, plan_.gather).sha256 == files.sha256;
+    for (auto &r : results) r.files_sha256 = same ? files.sha256 : "";
+    return results;
 }
 
 void Scheduler::worker(unsigned id) {
@@ -161,7 +174,8 @@ void Scheduler::emit(Task &task) {
               << r.lab << ": " << verdict << shown_text(why) << (r.kept ? " (kept from the gradebook)" : "")
               << "\n";
     mine_.push_back(r);
-    if (mine_.size() == plan_.labs_per_student) {
+    const auto &tasks = plan_.tasks;
+    if (written_ == tasks.size() || tasks[written_].student != task.student) {
         for (auto &record : ctx_.records) record->student(task.student, student, mine_);
         all_.insert(all_.end(), mine_.begin(), mine_.end());
         mine_.clear();

@@ -146,4 +146,49 @@ std::string kernels_in(const std::string &dir, const std::vector<Recipe> &labs) 
     return dir;
 }
 
+SubmissionFiles files_of(const Submission &sub, const std::vector<Recipe> &labs, bool gather) {
+    SubmissionFiles f;
+    if (!sub.refused.empty()) {
+        f.sha256 = sha256_hex("refused\n" + sub.refused);
+        return f;
+    }
+    f.folder = kernels_in(sub.dir, labs);
+    if (gather) {
+        f.found = find_handed_in(sub.dir);
+        std::vector<std::string> known;
+        std::vector<std::pair<std::string, std::string>> ids;
+        for (const auto &r : labs) {
+            known.push_back(r.kernel_file);
+            ids.push_back({r.id, r.kernel_file});
+        }
+        f.gathered = needs_gathering(f.found, f.folder, known);
+        f.misnamed = misnamed_files(f.found, ids);
+    }
+    f.sha256 = f.gathered ? files_sha256(f.found) : files_sha256(f.folder);
+    return f;
+}
+
+void note_misnamed(std::vector<Result> &rows, const std::vector<Misnamed> &misnamed) {
+    for (auto &r : rows)
+        for (const auto &m : misnamed)
+            if (r.grade == Grade::Missing && (m.lab.empty() || m.lab == r.lab)) r.reason += "; " + m.note;
+}
+
+std::set<std::string> named_students(const std::string &list, const std::vector<Submission> &subs) {
+    std::set<std::string> out;
+    std::size_t at = 0;
+    for (;;) {
+        const std::size_t comma = list.find(',', at);
+        const std::string name = list.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+        const bool known = std::any_of(subs.begin(), subs.end(),
+                                       [&](const Submission &s) { return s.student == name; });
+        if (!known)
+            throw UsageError("--students " + shown(list) + ": '" + shown(name) + "' is no student "
+                             "folder of the class: give the names of its sub-folders, comma-separated");
+        out.insert(name);
+        if (comma == std::string::npos) return out;
+        at = comma + 1;
+    }
+}
+
 }  // namespace grade

@@ -2,10 +2,13 @@
 // students' folders (--kernels: one, --class: every sub-folder), and the outputs checked to lie
 // outside them.
 #pragma once
+#include <set>
 #include <string>
 #include <vector>
 
+#include "grade.hpp"
 #include "labs.hpp"
+#include "submission_files.hpp"
 #include "text_escape.hpp"  // shown(): a student's name as written
 
 namespace grade {
@@ -31,5 +34,24 @@ Outputs check_outputs(const Outputs &given, const std::vector<Submission> &subs)
 
 // Where a submission's kernel files are: its folder, or the kernels/ inside it.
 std::string kernels_in(const std::string &dir, const std::vector<Recipe> &labs);
+
+// What a submission's labs grade. `gather` (a class): its kernel files are found as the
+// platforms' entry point finds them, and when one lies in a folder below the one graded
+// (kernels_in) they are all gathered into a folder of the grader's (gather_handed_in) first.
+struct SubmissionFiles {
+    std::string folder;               // the folder graded as it is (kernels_in)
+    std::vector<HandedIn> found;      // with `gather`: every file found; else none
+    bool gathered = false;            // the files are to be gathered from `found`
+    std::string sha256;               // of the files graded (a refused submission: of its reason)
+    std::vector<Misnamed> misnamed;   // with `gather`: the files named as no lab
+};
+SubmissionFiles files_of(const Submission &sub, const std::vector<Recipe> &labs, bool gather);
+
+// A missing row's reason gains the note of each file named as no lab that it could be.
+void note_misnamed(std::vector<Result> &rows, const std::vector<Misnamed> &misnamed);
+
+// --students LIST: the named students' folders, each one of `subs` (UsageError with one line
+// naming one that is not, or an empty list).
+std::set<std::string> named_students(const std::string &list, const std::vector<Submission> &subs);
 
 }  // namespace grade
