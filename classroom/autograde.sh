@@ -12,7 +12,11 @@
 #   SYNCLAB_BUILD               a build folder (cmake -B) holding bin/synclab-grade
 #   SYNCLAB_GRADE_OPTIONS       more synclab-grade options, after the arguments (e.g. --quick)
 #   SYNCLAB_AUTOGRADER_TIMEOUT  seconds for the whole grading (default 540: under PrairieLearn's
-#                               600 s limit, with time left to write the results)
+#                               600 s limit, with time left to write the results). The grader
+#                               stops itself then (--budget): every lab finished keeps its
+#                               points, and the labs still running are named.
+# What the student should know of the upload (two files of one name, no .cl file) goes to the
+# grader as --note, so it is at the top of the results.
 set -uo pipefail
 
 format=$1 submission=$2 results=$3 default_build=$4
@@ -20,6 +24,24 @@ shift 4
 build=${SYNCLAB_BUILD:-$default_build}
 grader=$build/bin/synclab-grade
 budget=${SYNCLAB_AUTOGRADER_TIMEOUT:-540}
+
+# Gradescope's visibility, where the options choose it (the zip's grade-options): a results
+# file this script writes itself shows the same.
+visibility=visible stdout_visibility=hidden
+# shellcheck disable=SC2086  # SYNCLAB_GRADE_OPTIONS is a list of words
+set -- "$@" ${SYNCLAB_GRADE_OPTIONS:-}
+previous=
+for word in "$@"; do
+  case $previous:$word in
+    --gradescope-visibility:*) visibility=$word ;;
+    --gradescope-stdout-visibility:*) stdout_visibility=$word ;;
+  esac
+  case $word in
+    --gradescope-visibility=*) visibility=${word#*=} ;;
+    --gradescope-stdout-visibility=*) stdout_visibility=${word#*=} ;;
+  esac
+  previous=$word
+done
 
 # A JSON string of stdin: bytes that are not UTF-8 and control characters other than tab and
 # newline dropped, so the file is always valid JSON.
@@ -33,8 +55,10 @@ json_string() {
 
 # The results file when the grader left none: no points, the reason, and the end of its log.
 write_failure() {
-  local reason log_tail
-  reason=$(printf '%s' "$1" | json_string)
+  local reason log_tail n
+  reason=$1
+  for n in "${notes[@]}"; do reason+="; $n"; done
+  reason=$(printf '%s' "$reason" | json_string)
   log_tail=$( (tail -n 40 "$work/log" 2>/dev/null || true) | json_string)
   if [ "$format" = gradescope ]; then
     cat >"$results" <<EOF
@@ -43,9 +67,10 @@ write_failure() {
   "output": $reason,
   "output_format": "text",
   "test_output_format": "text",
-  "visibility": "visible",
+  "visibility": "$visibility",
+  "stdout_visibility": "$stdout_visibility",
   "tests": [
-    {"name": "synclab-grade", "score": 0, "max_score": 0, "status": "failed", "visibility": "visible",
+    {"name": "synclab-grade", "score": 0, "max_score": 0, "status": "failed", "visibility": "$visibility",
      "output": $log_tail}
   ]
 }
@@ -65,10 +90,14 @@ EOF
   echo "autograde: no results from synclab-grade: $1" >&2
 }
 
+notes=()
 case $format in
   gradescope | prairielearn) ;;
   *) echo "autograde: format '$format' is neither gradescope nor prairielearn" >&2; exit 2 ;;
 esac
+# A word Gradescope does not take: the grader refuses it with one line; this file stays valid.
+case $visibility in visible | hidden | after_due_date | after_published) ;; *) visibility=visible ;; esac
+case $stdout_visibility in visible | hidden | after_due_date | after_published) ;; *) stdout_visibility=hidden ;; esac
 mkdir -p "$(dirname "$results")" || exit 2
 rm -f "$results"
 work=$(mktemp -d) || exit 2
@@ -78,7 +107,6 @@ mkdir -p "$staged"
 
 # The student's kernel files, flat, from wherever they were uploaded; macOS's zip litter
 # (__MACOSX/, ._name) and links left out.
-notes=()
 declare -A taken=()
 if [ -d "$submission" ]; then
   while IFS= read -r -d '' entry; do
@@ -102,16 +130,25 @@ if [ ! -x "$grader" ]; then
   write_failure "the autograder is not built: $grader is missing (run setup.sh or set SYNCLAB_BUILD)"
   exit 0
 fi
-# shellcheck disable=SC2086  # SYNCLAB_GRADE_OPTIONS is a list of words
-timeout -k 10 "$budget" "$grader" --kernels "$staged" --csv "$work/gradebook.csv" \
-  --junit "$work/junit" "--$format" "$results" --timeout 30 "$@" ${SYNCLAB_GRADE_OPTIONS:-} \
-  >"$work/log" 2>&1
+case $budget in
+  '' | *[!0-9]* | 0)
+    write_failure "SYNCLAB_AUTOGRADER_TIMEOUT='$budget' is not a whole number of seconds: the instructor must set it (e.g. 540)"
+    exit 0 ;;
+esac
+note_args=() joined=
+for n in "${notes[@]}"; do joined+=${joined:+; }$n; done
+[ -z "$joined" ] || note_args=(--note "$joined")
+# The grader stops itself at its budget; timeout only ends one that did not.
+grace=$(( budget >= 150 ? 15 : budget / 10 + 1 ))
+timeout -k 10 $((budget + grace)) "$grader" --kernels "$staged" --csv "$work/gradebook.csv" \
+  --junit "$work/junit" "--$format" "$results" --timeout 30 --budget "$budget" \
+  ${note_args[@]+"${note_args[@]}"} "$@" >"$work/log" 2>&1
 rc=$?
 cat "$work/log"
 case $rc in
   0 | 1) [ -s "$results" ] && exit 0
          write_failure "synclab-grade exited $rc but wrote no results" ;;
-  124 | 137) write_failure "grading took longer than $budget s and was stopped: a kernel that never finishes is the likely cause; try your kernels with synclab-grade --timeout 30 before you hand in" ;;
+  124 | 137) write_failure "grading took longer than $budget s and the grader did not stop itself: not your kernels' fault; the instructor will re-grade" ;;
   126 | 127) write_failure "the autograder could not start $grader (exit $rc): the instructor must rebuild it" ;;
   2) write_failure "synclab-grade refused to grade: $(grep -m1 'synclab-grade' "$work/log" || tail -n 1 "$work/log")" ;;
   *) if [ "$rc" -gt 128 ]; then

@@ -155,6 +155,54 @@ std::vector<std::string> left_out() {
     return out;
 }
 
+// Waits at most `seconds` for `pid` to end: its exit code, or -1 (then it is killed).
+int exit_within(pid_t pid, int seconds) {
+    int status = 0;
+    for (int i = 0; i < seconds * 10; ++i) {
+        if (waitpid(pid, &status, WNOHANG) == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+    return -1;
+}
+
+// Lab 02's solution with a loop no work-item leaves: it runs until something stops it.
+void lab02_that_never_ends(const fs::path &to) {
+    std::string text = read_file(test::source("solutions/02_host_final_sum.cl"));
+    const std::string after = "const uint i = get_global_id(0);\n";
+    const auto at = text.find(after);
+    REQUIRE(at != std::string::npos);
+    text.insert(at + after.size(), "    for (int spin = 1; spin > 0; spin = spin / 2 + 1)\n"
+                                   "        barrier(CLK_LOCAL_MEM_FENCE);\n");
+    write_text(to / "02_host_final_sum.cl", text);
+}
+
+// The steps of a GitHub Classroom workflow that grade: (command, max-score), in order.
+std::vector<std::pair<std::string, int>> command_steps(const std::string &workflow) {
+    std::vector<std::pair<std::string, int>> steps;
+    std::istringstream in(workflow);
+    bool grader = false;
+    std::string command;
+    for (std::string line; std::getline(in, line);) {
+        const auto text = line.substr(std::min(line.find_first_not_of(' '), line.size()));
+        if (text.rfind("- name:", 0) == 0) grader = false;
+        if (text == "uses: classroom-resources/autograding-command-grader@v1") grader = true;
+        if (!grader) continue;
+        if (text.rfind("command: ", 0) == 0) command = text.substr(9);
+        if (text.rfind("max-score: ", 0) == 0) steps.push_back({command, std::stoi(text.substr(11))});
+    }
+    return steps;
+}
+
+// classroom/make_workflow.sh with `args`, listing the labs with this build's grader.
+synclab::ProcessResult make_workflow(std::vector<std::string> args) {
+    args.insert(args.begin(), {test::source("classroom/make_workflow.sh"), "--grader", test::lab(kGrader)});
+    synclab::ProcessLimits limits;
+    limits.timeout_s = 120;
+    return synclab::run_process(args, {{"SYNCLAB_KERNELS", ""}}, limits);
+}
+
 }  // namespace
 
 TEST_SUITE("grade") {
@@ -211,10 +259,10 @@ TEST_CASE("Gradescope and PrairieLearn: whatever goes wrong, a valid results fil
         {"the right file, in a sub-folder",
          {{solution, "my lab/" + file}, {starter, "my lab/old/" + file}, {starter, "__MACOSX/" + file},
           {starter, "my lab/._" + file}},
-         "", {}, true, true, {"pass [" + file}},
+         "", {}, true, true, {"pass [" + file, "two files named " + file}},
         {"the starter, above the right file", {{starter, file}, {solution, "my lab/" + file}}, "", {},
-         false, true, {"FAIL wrong-answer"}},
-        {"no file", {}, "", {}, false, true, {"missing", file + " not handed in"}},
+         false, true, {"FAIL wrong-answer", "two files named " + file}},
+        {"no file", {}, "", {}, false, true, {"missing", file + " not handed in", "no .cl file"}},
         {"no submission folder", {}, "", {}, false, true, {"not handed in"}},
         {"the file under another name", {{solution, "lab1.cl"}}, "", {}, false, true,
          {"not handed in", "named as no lab: lab1.cl"}},
@@ -246,6 +294,12 @@ TEST_CASE("Gradescope and PrairieLearn: whatever goes wrong, a valid results fil
             const std::string text = all_text(f);
             CAPTURE(text);
             for (const auto &words : c.says) CHECK(contains(text, words));
+            // What the upload went wrong in is at the top, where a student reads first; only there.
+            const std::string top = value(f, p.name == "gradescope" ? "output" : "message");
+            const bool twins = c.what == "the right file, in a sub-folder" ||
+                               c.what == "the starter, above the right file";
+            CHECK(contains(top, "two files named") == twins);
+            CHECK(contains(top, "no .cl file") == (c.what == "no file" || c.what == "no submission folder"));
             CHECK(value(f, "score") == (c.passes ? "1" : "0"));
             if (p.name == "prairielearn") CHECK(value(f, "gradable") == (c.student_fault ? "true" : "false"));
         }
@@ -261,7 +315,8 @@ TEST_CASE("the Gradescope zip unpacked in a fake root grades with its grade-opti
     synclab::ProcessLimits limits;
     limits.timeout_s = 120;
     const auto made = synclab::run_process(
-        {test::source("classroom/gradescope/make_autograder_zip.sh"), "-o", zip, "--labs", "01", "--quick"},
+        {test::source("classroom/gradescope/make_autograder_zip.sh"), "-o", zip, "--visibility",
+         "after_published", "--labs", "01", "--quick"},
         {}, limits);
     CAPTURE(made.err);
     REQUIRE(made.exit_code == 0);
@@ -316,6 +371,9 @@ TEST_CASE("the Gradescope zip unpacked in a fake root grades with its grade-opti
     CHECK(contains(r.out, "x 1 lab(s)"));  // --labs 01 from grade-options
     const auto f = checked(schema_of(kGradescope), root / "results/results.json");
     if (f) CHECK(value(*f, "score") == "1");
+    // The zip's visibility, and the log's default, reach the results through grade-options.
+    if (f) CHECK(value(*f, "visibility") == "after_published");
+    if (f) CHECK(value(*f, "stdout_visibility") == "hidden");
 }
 
 TEST_CASE("the platforms' schemas refuse what the platforms would not read") {
@@ -415,46 +473,193 @@ TEST_CASE("a grader killed half-way leaves valid platform results that say gradi
     CHECK(contains(value(*pl_file, "message"), "grading did not finish"));
 }
 
-TEST_CASE("the GitHub Classroom workflow's grading command runs as written and its JUnit report holds each lab's reason") {
-    const std::string workflow = read_file(test::source("classroom/workflow.yml"));
-    const auto at = workflow.find("command: synclab/build/bin/synclab-grade ");
-    REQUIRE(at != std::string::npos);
-    std::string command = workflow.substr(at + 9, workflow.find('\n', at) - at - 9);
-    // Its paths, as they lie here: the grader in this build, and 3 of 10 labs right as the
-    // student's repository.
+TEST_CASE("a time budget that runs out keeps every finished lab's points and names the lab that was running") {
+    // Lab 01 right, lab 02 never ends, graded at once (-j 2, a process each). SIGALRM is the
+    // budget running out (--budget arms it): sent once lab 01's row is written, while lab 02 runs,
+    // the test knows which lab runs without timing the grader. Its twin: lab 02 right, no signal.
+    for (const bool stopped : {true, false}) {
+        CAPTURE(stopped);
+        TempDir dir;
+        const fs::path kernels = dir.path / "anna";
+        fs::create_directories(kernels);
+        fs::copy_file(test::source("solutions/01_workgroup_reduce.cl"), kernels / "01_workgroup_reduce.cl");
+        if (stopped) lab02_that_never_ends(kernels);
+        else fs::copy_file(test::source("solutions/02_host_final_sum.cl"), kernels / "02_host_final_sum.cl");
+        const std::string gs = dir / "gs.json", pl = dir / "pl.json", log = dir / "log";
+        const pid_t pid = spawn_logged({test::lab(kGrader), "--kernels", kernels.string(), "--labs", "01,02",
+                                        "--quick", "-j", "2", "--timeout", "300", "--csv", dir / "g.csv",
+                                        "--junit", dir / "junit", "--gradescope", gs, "--prairielearn", pl},
+                                       log, {{"SYNCLAB_KERNELS", ""}});
+        if (stopped) {
+            // The gradebook's row is written and synced as soon as lab 01 is graded.
+            const std::string csv = dir / "g.csv";
+            for (int i = 0; i < 1200 && !contains(read_file(csv), "anna,01,pass"); ++i)
+                std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            const bool graded = contains(read_file(csv), "anna,01,pass");
+            kill(pid, graded ? SIGALRM : SIGKILL);  // never leave the grader behind
+            if (!graded) waitpid(pid, nullptr, 0);
+            REQUIRE(graded);
+        }
+        const int rc = exit_within(pid, 300);
+        CAPTURE(read_file(log));
+        CHECK(rc == (stopped ? 1 : 0));
+        CHECK(contains(read_file(log), "ran out while grading anna lab 02") == stopped);
+        const auto gs_file = checked(schema_of(kGradescope), gs);
+        const auto pl_file = checked(schema_of(kPrairieLearn), pl);
+        if (!gs_file || !pl_file) return;
+        const Flat &g = *gs_file, &p = *pl_file;
+        CHECK(value(g, "score") == (stopped ? "1" : "2"));
+        CHECK(value(g, "tests.0.status") == "passed");
+        CHECK(value(g, "tests.1.status") == (stopped ? "failed" : "passed"));
+        CHECK(contains(value(g, "output"), "ran out while lab 02 was being graded") == stopped);
+        CHECK(contains(value(g, "tests.1.output"), "ran out while this lab was being graded") == stopped);
+        CHECK(value(p, "gradable") == "true");  // a grade, the same as Gradescope's
+        CHECK(value(p, "score") == (stopped ? "0.5" : "1"));
+        CHECK(contains(value(p, "message"), "ran out while lab 02") == stopped);
+        CHECK(contains(value(p, "tests.1.message"), "FAIL stopped") == stopped);
+        // The gradebook keeps lab 01; lab 02 is left to --resume.
+        CHECK(read_gradebook(dir / "g.csv").size() == (stopped ? 1u : 2u));
+    }
+}
+
+TEST_CASE("a platform's time budget stops the grader itself: a valid grade that names the lab, not a grader failure") {
+    // The budget (SYNCLAB_AUTOGRADER_TIMEOUT) is far below the kernel's own --timeout.
+    for (const Platform &p : {kGradescope, kPrairieLearn}) {
+        CAPTURE(p.name);
+        TempDir root;
+        fs::create_directories(root.path / p.submission);
+        fs::copy_file(test::fixture("infinite_loop") + "/01_workgroup_reduce.cl",
+                      root.path / p.submission / "01_workgroup_reduce.cl");
+        const auto started = std::chrono::steady_clock::now();
+        const auto f = graded(p, root.path, "--labs 01 --quick --timeout 300",
+                              {{"SYNCLAB_AUTOGRADER_TIMEOUT", "6"}});
+        CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(200));
+        if (!f) return;
+        const std::string text = all_text(*f);
+        CAPTURE(text);
+        CHECK(contains(text, "time budget of 6 s ran out"));
+        CHECK_FALSE(contains(text, "did not stop itself"));
+        CHECK(value(*f, "score") == "0");
+        if (p.name == "prairielearn") CHECK(value(*f, "gradable") == "true");
+        // Lab 01 was running (or, on a machine slow to start it, not begun): either is named.
+        CHECK((contains(text, "FAIL stopped [01_") || contains(text, "ran out before this lab began")));
+    }
+}
+
+TEST_CASE("Gradescope's visibility is the zip's choice, with defaults; bad words are refused in one line") {
     TempDir dir;
-    const std::set<std::string> right = three_of_ten(dir.path / "repository", false);
-    std::vector<std::string> args;
-    std::stringstream words(command);
-    for (std::string w; words >> w;) args.push_back(w);
-    REQUIRE(args.front() == "synclab/build/bin/synclab-grade");
-    args.erase(args.begin());
-    for (auto &a : args) {
-        if (a == "submission") a = dir / "repository";
-        if (a == "gradebook.csv") a = dir / "gradebook.csv";
-        if (a == "junit") a = dir / "junit";
+    for (const bool chosen : {true, false}) {
+        std::vector<std::string> args{"--kernels", test::source("solutions"), "--labs", "01", "--quick",
+                                      "--csv", dir / "g.csv", "--junit", dir / "junit", "--restart",
+                                      "--gradescope", dir / "gs.json"};
+        if (chosen)
+            args.insert(args.end(), {"--gradescope-visibility", "after_due_date",
+                                     "--gradescope-stdout-visibility", "visible"});
+        const auto r = run_grader(args);
+        CAPTURE(r.err);
+        CHECK(r.exit_code == 0);
+        const auto f = checked(schema_of(kGradescope), dir / "gs.json");
+        if (!f) return;
+        CHECK(value(*f, "visibility") == (chosen ? "after_due_date" : "visible"));
+        CHECK(value(*f, "tests.0.visibility") == (chosen ? "after_due_date" : "visible"));
+        CHECK(value(*f, "stdout_visibility") == (chosen ? "visible" : "hidden"));
     }
-    args.insert(args.end(), {"--quick", "-j", "2"});
-    const auto r = run_grader(args, 300);
-    CAPTURE(r.out);
-    CAPTURE(r.err);
-    CHECK(r.exit_code == 1);  // seven labs fail
-    CHECK(read_gradebook(dir / "gradebook.csv").size() == 10);
-    const auto checked_file = checked("--junit", dir / "junit/repository.xml");
-    REQUIRE(checked_file);
-    const Flat &f = *checked_file;
-    REQUIRE(f.count("testsuite.testcase.length"));
-    CHECK(value(f, "testsuite.tests") == "10");
-    CHECK(value(f, "testsuite.failures") == "7");
-    for (int i = 0; i < 10; ++i) {
-        const std::string at_case = "testsuite.testcase." + std::to_string(i) + ".";
-        const std::string name = value(f, at_case + "name");
-        REQUIRE(name.size() >= 6);  // "lab 01"
-        const std::string id = name.substr(4, 2);
-        CAPTURE(id);
-        CHECK(f.count(at_case + "failure.message") == (right.count(id) ? 0u : 1u));
-        if (!right.count(id)) CHECK(value(f, at_case + "failure.message").size() > 10);
+    const std::vector<std::pair<std::vector<std::string>, std::string>> bad{
+        {{"--gradescope", dir / "x.json", "--gradescope-visibility", "never"}, "none of visible"},
+        {{"--gradescope-stdout-visibility", "hidden"}, "give --gradescope FILE too"},
+        {{"--note", "hello"}, "--note"},
+        {{"--budget", "0"}, "--budget"},
+    };
+    for (const auto &[more, says] : bad) {
+        std::vector<std::string> args{"--kernels", test::source("solutions"), "--csv", dir / "bad.csv",
+                                      "--junit", dir / "junit"};
+        args.insert(args.end(), more.begin(), more.end());
+        const auto r = run_grader(args, 60);
+        CAPTURE(r.err);
+        CHECK(r.exit_code == 2);
+        CHECK(test::line_count(r.err) == 1);
+        CHECK(contains(r.err, says));
     }
+    // The zip builder checks its words before it builds anything.
+    synclab::ProcessLimits limits;
+    limits.timeout_s = 60;
+    const auto zip = synclab::run_process({test::source("classroom/gradescope/make_autograder_zip.sh"), "-o",
+                                           dir / "x.zip", "--visibility", "soon"}, {}, limits);
+    CHECK(zip.exit_code == 2);
+    CHECK(test::line_count(zip.err) == 1);
+    CHECK(contains(zip.err, "'soon' is none of"));
+    CHECK_FALSE(fs::exists(dir / "x.zip"));
+}
+
+TEST_CASE("the GitHub Classroom workflows are generated from the labs' declarations, one step a lab") {
+    // What is committed is what the generator makes now: a lab added makes the test fail until
+    // the workflows are made again.
+    for (const auto &[file, mode] : {std::pair{"classroom/workflow.yml", ""},
+                                     std::pair{"classroom/workflow-build.yml", "--build"}}) {
+        CAPTURE(file);
+        const auto made = make_workflow(std::string(mode).empty() ? std::vector<std::string>{}
+                                                                  : std::vector<std::string>{mode});
+        CAPTURE(made.err);
+        REQUIRE(made.exit_code == 0);
+        CHECK_MESSAGE(made.out == read_file(test::source(file)),
+                      file << " is not what classroom/make_workflow.sh " << mode << " makes: make it again");
+        const auto steps = command_steps(made.out);
+        CHECK(steps.size() == 10);
+        for (const auto &[command, most] : steps) CHECK(most == 1);
+    }
+    // Its twin: other labs and points give other steps, each its lab's points and the options.
+    const auto some = make_workflow({"--image", "ghcr.io/course/grader", "--labs", "01,02", "--points",
+                                     "02=3", "--no-stress"});
+    CAPTURE(some.err);
+    REQUIRE(some.exit_code == 0);
+    const auto steps = command_steps(some.out);
+    REQUIRE(steps.size() == 2);
+    CHECK(steps[0].second == 1);
+    CHECK(steps[1].second == 3);
+    CHECK(contains(steps[1].first, "--labs 02 "));
+    CHECK(contains(steps[1].first, " --no-stress"));
+    CHECK_FALSE(contains(steps[1].first, "--points"));
+    CHECK(contains(some.out, "image: ghcr.io/course/grader\n"));
+    CHECK(contains(some.out, "runners: lab01,lab02\n"));
+    CHECK(contains(some.out, "LAB02_RESULTS: \"${{ steps.lab02.outputs.result }}\""));
+    for (const auto &[args, says] :
+         std::vector<std::pair<std::vector<std::string>, std::string>>{
+             {{"--labs", "42"}, "cannot be graded here"}, {{"--image", "a b"}, "not an image name"},
+             {{"--note", "$(reboot)"}, "would mangle"}}) {
+        const auto r = make_workflow(args);
+        CAPTURE(r.err);
+        CHECK(r.exit_code == 2);
+        CHECK(contains(r.err, says));
+    }
+}
+
+TEST_CASE("GitHub Classroom: each lab's step, run as written, scores 3 of 10 for 3 labs right") {
+    TempDir dir;
+    const std::set<std::string> right = three_of_ten(dir.path / "submission", false);
+    const auto steps = command_steps(read_file(test::source("classroom/workflow.yml")));
+    REQUIRE(steps.size() == 10);
+    int score = 0, most = 0;
+    for (const auto &[command, max_score] : steps) {
+        CAPTURE(command);
+        // The grader of this build in place of the image's; --quick -j 2 for the suite's time.
+        const std::string image_grader = "/synclab/build/bin/synclab-grade ";
+        REQUIRE(command.rfind(image_grader, 0) == 0);
+        const std::string line = test::lab(kGrader) + " " + command.substr(image_grader.size()) + " --quick -j 2";
+        synclab::ProcessLimits limits;
+        limits.timeout_s = 300;
+        limits.cwd = dir.path.string();
+        const auto r = synclab::run_process({"/bin/sh", "-c", line}, {{"SYNCLAB_KERNELS", ""}}, limits);
+        CAPTURE(r.out);
+        const std::string id = command.substr(command.find("--labs ") + 7, 2);
+        CHECK(r.exit_code == (right.count(id) ? 0 : 1));
+        score += r.exit_code == 0 ? max_score : 0;  // as the command grader scores a step
+        most += max_score;
+        // Each step keeps its lab's JUnit report, with the reason of a failure.
+        const std::string junit = read_file(dir / ("results/lab" + id + "/submission.xml"));
+        CHECK(contains(junit, "<failure") == !right.count(id));
+    }
+    CHECK(score == 3);
+    CHECK(most == 10);
 }
 
 }  // TEST_SUITE("grade")

@@ -5,9 +5,10 @@
 #   - cxxopts: Ubuntu 22.04's libcxxopts-dev is 2.2, older than the grader's options need (3.x:
 #     cxxopts::exceptions); there the 3.1.1 header (Debian 12's) is fetched, its SHA-256 checked,
 #     and given to CMake as the package cxxopts. 24.04's package (3.1.1) is used as it is.
-#   - hbcheck (labs 07, 09, 10's memory-model check) is built against LLVM 14, as Debian 12's
-#     Oclgrind is; where Ubuntu's Oclgrind is built on another LLVM it is left out, and those
-#     labs' rows say "not checked" for it (Oclgrind's own race check still runs).
+#   - hbcheck (the memory-model check of labs 07 to 10) is built against LLVM 14, as Debian 12's
+#     Oclgrind is; where Ubuntu's Oclgrind is built on another LLVM it is left out, and the
+#     grader then refuses to grade those labs (a fence bug would pass) unless grade-options leave
+#     them out or give --no-hbcheck (they then fail as not checked): said below, at build time.
 #   - bubblewrap may be refused inside Gradescope's container; the grader then says so and
 #     grades with its time and memory limits alone.
 # Ubuntu 18.04 and 20.04 are refused (CMake older than 3.20).
@@ -65,6 +66,8 @@ if [ "$oclgrind_llvm" = libLLVM-14 ]; then
   apt-get install -y -q liboclgrind-dev llvm-14-dev
 else
   echo "synclab: Oclgrind here is built on ${oclgrind_llvm:-an unknown LLVM}, not LLVM 14: hbcheck is left out"
+  echo "synclab: WARNING: without hbcheck synclab-grade refuses to grade labs 07, 08, 09 and 10 (a fence" \
+       "bug would pass); leave them out of the zip's --labs, or give --no-hbcheck to fail them as not checked"
 fi
 
 cmake -S "$src" -B "$src/build" "${cmake_args[@]}"

@@ -68,9 +68,13 @@ Catalog find_labs(const volatile int *stop) {
     return c;
 }
 
-void list_labs(const Catalog &c, std::ostream &out, std::ostream &err) {
-    for (const auto *r : c.gradable)
-        out << r->id << "  " << r->executable << "  " << r->kernel_file << "\n";
+void list_labs(const Catalog &c, const std::vector<const Recipe *> &labs,
+               const std::map<std::string, unsigned> &points, std::ostream &out, std::ostream &err) {
+    for (const auto *r : labs) {
+        const unsigned n = points.at(r->id);
+        out << r->id << "  " << r->executable << "  " << r->kernel_file << "  " << n
+            << (n == 1 ? " point" : " points") << "\n";
+    }
     for (const auto &p : c.problems) err << "synclab-grade: not a lab: " << p << "\n";
 }
 

@@ -21,8 +21,11 @@ struct Catalog {
 // Discovers the labs beside the grader. Throws UsageError off Linux (no /proc/self/exe).
 Catalog find_labs(const volatile int *stop);
 
-// --list-labs: the gradable labs on `out`, the executables that are no lab on `err`.
-void list_labs(const Catalog &c, std::ostream &out, std::ostream &err);
+// --list-labs: `labs` (those --labs picks) on `out`, a line each: id, executable, kernel file
+// and points ("01  lab01_workgroup_reduce  01_workgroup_reduce.cl  1 point"), as the GitHub
+// Classroom workflow's generator reads them; the executables that are no lab on `err`.
+void list_labs(const Catalog &c, const std::vector<const Recipe *> &labs,
+               const std::map<std::string, unsigned> &points, std::ostream &out, std::ostream &err);
 
 // The labs --labs names (all gradable ones without it), in the order given; throws UsageError
 // with one line for a lab that cannot be graded, or when none can.

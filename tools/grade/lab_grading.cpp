@@ -241,7 +241,7 @@ Result LabGrading::race_check(const std::string &skipped_note) {
         {"OCLGRIND_PLUGINS", ""},      {"OCLGRIND_NUM_THREADS", std::to_string(groups ? groups : 1)}};
     Kind og_kind = Kind::None;
     std::string og_reason;
-    std::string not_checked;  // a check the lab could not make (hbcheck not built)
+    std::string not_checked, fences;  // checks the lab could not make
     for (const auto &shape : recipe_.oclgrind) {  // until one shape finds something
         if (*stop_) return finish(Grade::Unfinished, Kind::None, "");
         std::vector<std::string> args{"--device", "oclgrind"};
@@ -257,9 +257,14 @@ Result LabGrading::race_check(const std::string &skipped_note) {
                 og_reason = "on Oclgrind: " + why;
             }
         }
-        for (const auto &f : og.verdict.findings)
-            if (f.kind == "not-checked" && not_checked.find(f.message) == std::string::npos)
-                not_checked += "; " + f.message;
+        for (const auto &f : og.verdict.findings) {
+            if (f.kind != "not-checked") continue;
+            // Variant "-": hbcheck did not run in the race check (not built, not loadable), so no
+            // fence between work-groups was judged. A fence bug would pass here and fail where
+            // hbcheck runs: never a pass.
+            std::string &into = f.variant == "-" && recipe_.declaration.oclgrind_groups ? fences : not_checked;
+            if (into.find(f.message) == std::string::npos) into += "; " + f.message;
+        }
         if (og_kind != Kind::None) break;
     }
     if (kind_ != Kind::None) {  // the dynamic failure stays the grade; Oclgrind says why
@@ -268,6 +273,10 @@ Result LabGrading::race_check(const std::string &skipped_note) {
         return finish(Grade::Fail, kind_, reason_ + skipped_note);
     }
     if (og_kind != Kind::None) return finish(Grade::Fail, og_kind, og_reason + skipped_note);
+    if (!fences.empty())
+        return finish(Grade::Fail, Kind::Error,
+                      "not a pass: this grader could not judge the fences between work-groups" +
+                          fences + "; the instructor re-grades once hbcheck runs" + skipped_note);
     return stress(std::to_string(runs_) + " run(s) right; Oclgrind: no findings" + not_checked +
                   skipped_note);
 }

@@ -2,6 +2,8 @@
 // as a child process (bounded in time and memory) and checking it on Oclgrind.
 // A pipeline: options -> labs -> submissions -> plan -> run -> record -> summary, each stage a
 // unit of its own beside this file.
+#include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -24,7 +26,33 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// What every record is opened with.
+grade::RecordSettings record_settings(const grade::Options &opt, const grade::Outputs &out,
+                                      const std::vector<grade::Submission> &subs,
+                                      const std::vector<const grade::Recipe *> &labs,
+                                      const grade::Catalog &catalog) {
+    grade::RecordSettings r;
+    r.csv = out.csv;
+    r.junit = out.junit;
+    r.mode = opt.resume    ? grade::Gradebook::Mode::resume
+             : opt.restart ? grade::Gradebook::Mode::restart
+                           : grade::Gradebook::Mode::fresh;
+    for (const auto &s : subs) r.students.push_back(s.student);
+    r.gradescope = out.gradescope;
+    r.prairielearn = out.prairielearn;
+    r.labs = labs;
+    r.points = grade::lab_points(labs, opt.points);
+    if (opt.one && subs[0].refused.empty()) r.kernels = grade::kernels_in(subs[0].dir, catalog.all);
+    for (const auto &lab : catalog.all) r.known_files.push_back(lab.kernel_file);
+    r.gradescope_visibility = opt.gradescope_visibility;
+    r.gradescope_stdout_visibility = opt.gradescope_stdout_visibility;
+    r.note = opt.note;
+    r.budget_s = opt.budget;
+    return r;
+}
+
 int run(int argc, char **argv) {
+    const auto started = std::chrono::steady_clock::now();  // --budget counts from here
     grade::ignore_write_signals();
     const char *user_icd = std::getenv("OCL_ICD_VENDORS");  // before any device lookup sets it
     const std::string icd_vendors = user_icd ? user_icd : "";
@@ -38,8 +66,9 @@ int run(int argc, char **argv) {
 
     // Labs.
     const grade::Catalog catalog = grade::find_labs(&grade::g_stop_flag);
-    if (opt.list_labs) {
-        grade::list_labs(catalog, std::cout, std::cerr);
+    if (opt.list_labs) {  // with --labs and --points: those labs, with those points
+        const auto listed = grade::select_labs(catalog, opt.has_labs, opt.labs);
+        grade::list_labs(catalog, listed, grade::lab_points(listed, opt.points), std::cout, std::cerr);
         return 0;
     }
     grade::check_options(opt);
@@ -56,35 +85,27 @@ int run(int argc, char **argv) {
     // A class refused for want of a sandbox is refused before its gradebook is touched.
     grade::check_sandbox(settings, opt);
 
-    // Records: every output is checked before the first student (a platform's results file is
-    // written "not finished" already), and the gradebook is ours alone from here to the end.
-    grade::RecordSettings record_settings;
-    record_settings.csv = out.csv;
-    record_settings.junit = out.junit;
-    record_settings.mode = opt.resume    ? grade::Gradebook::Mode::resume
-                           : opt.restart ? grade::Gradebook::Mode::restart
-                                         : grade::Gradebook::Mode::fresh;
-    for (const auto &s : subs) record_settings.students.push_back(s.student);
-    record_settings.gradescope = out.gradescope;
-    record_settings.prairielearn = out.prairielearn;
-    record_settings.labs = labs;
-    record_settings.points = grade::lab_points(labs, opt.points);
-    if (opt.one && subs[0].refused.empty())
-        record_settings.kernels = grade::kernels_in(subs[0].dir, catalog.all);
-    for (const auto &r : catalog.all) record_settings.known_files.push_back(r.kernel_file);
-    grade::Records records = grade::open_records(record_settings);
-    std::vector<grade::Result> kept;
-    for (const auto &record : records)
-        for (auto &r : record->kept()) kept.push_back(std::move(r));
-
-    // From the first child on, a signal stops the grader cleanly and kills the child.
+    // From the first child on, a signal stops the grader cleanly and kills the child. The race
+    // check and hbcheck are asked for before any record is opened: a grading refused for want of
+    // hbcheck leaves the gradebook untouched.
     grade::catch_stop_signals();
+    if (opt.budget)
+        grade::arm_budget(opt.budget - std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
     grade::check_race(settings, opt, (fs::path(catalog.bin) / labs[0]->executable).string(),
                       &grade::g_stop_flag);
-    if (settings.race_check && grade::g_stop) {
+    // Out of time already (SIGALRM): the plan below ends at once, every lab "not begun".
+    if (settings.race_check && grade::g_stop && grade::g_stop != SIGALRM) {
         std::cout << "interrupted (" << strsignal(grade::g_stop) << ") before grading began\n";
         return 128 + grade::g_stop;
     }
+    if (!grade::g_stop) grade::check_hbcheck(settings, opt, labs);
+
+    // Records: every output is checked before the first student (a platform's results file is
+    // written "not finished" already), and the gradebook is ours alone from here to the end.
+    grade::Records records = grade::open_records(record_settings(opt, out, subs, labs, catalog));
+    std::vector<grade::Result> kept;
+    for (const auto &record : records)
+        for (auto &r : record->kept()) kept.push_back(std::move(r));
     const grade::WorkFolder work(settings.sandbox.drops_privilege());
 
     // Plan.
@@ -92,6 +113,9 @@ int run(int argc, char **argv) {
     // Each submission's files as they are now: a kept row graded other files is graded again.
     std::vector<std::string> hashes;
     for (const auto &s : subs) hashes.push_back(grade::files_of(s, catalog.all, opt.many).sha256);
+    // Under a time budget one submission's labs are graded a process each: a lab finished before
+    // the budget ran out then keeps its grade (a shared process counts only once it ends).
+    if (opt.budget && opt.one) settings.runner_labs.clear();
     grade::Plan plan = grade::make_plan(subs, labs, kept, settings, opt.jobs, hashes, only);
     plan.gather = opt.many;
     for (const auto &record : records) record->keep_only(plan.kept_rows);
@@ -105,9 +129,10 @@ int run(int argc, char **argv) {
 
     // Run and record.
     const grade::RunContext ctx{subs,    catalog.all, settings, work.path(),
-                                records, plan.kept_rows.size(), out.csv};
+                                records, plan.kept_rows.size(), out.csv, opt.budget};
     grade::Outcome outcome = grade::run_plan(plan, ctx);
     if (outcome.interrupted) return 128 + grade::g_stop;
+    if (outcome.out_of_time) return 1;
     for (const auto &record : records) record->finish();
 
     // Summary.

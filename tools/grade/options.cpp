@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <regex>
+#include <set>
 #include <thread>
 
 #include <cxxopts.hpp>
@@ -63,7 +64,9 @@ grader can (SYNCLAB_GRADE_SANDBOX=off turns it off for --kernels). Each lab's ru
   2. the race check: the lab on Oclgrind, which reports data races, barrier divergence,
      out-of-bounds and uninitialized accesses: any of them fails the lab, told in one line
      (what, kernel, file:line, likely fix). Skipped, and said so in every row, when Oclgrind
-     is not installed (or with --quick / --no-oclgrind);
+     is not installed (or with --quick / --no-oclgrind). Labs whose groups meet (07, 08, 09,
+     10) also need hbcheck, the fence check between work-groups: where it is missing the
+     grading is refused (exit 2), or with --no-hbcheck those labs fail as not checked;
   3. stress schedules, for labs whose work-groups wait for one another (07, 09, 10): the lab
      runs its protocols again, each schedule with delays injected at its atomics and fences
      (--stress N schedules; --no-stress or --quick: none). A wrong answer under one fails the
@@ -97,6 +100,11 @@ Outputs (never inside a submission):
 Kinds: pass, missing, refused, compile-error, wrong-answer, crash, timeout, data-race,
 barrier-divergence, out-of-bounds, uninitialized, error.
 
+--budget S ends the grading after S seconds: the labs then running are named as stopped (in
+a platform's results too), those not begun as not graded, and every finished lab keeps its
+grade (one submission's labs then run a process each, so each is known once graded); the
+exit code is then 1.
+
 -j N grades N labs at once (default: the number of cores); the gradebook's rows stay in
 student, lab order.
 
@@ -110,6 +118,23 @@ Examples:
   synclab-grade --class submissions/ --csv week3.csv --resume
   synclab-grade --class submissions/ --csv week3.csv --students alice,bob
 )help";
+
+// Gradescope's visibility words, and the options only a platform's results use.
+void check_platform_options(const Options &o) {
+    static const std::set<std::string> words{"visible", "hidden", "after_due_date", "after_published"};
+    for (const auto &[name, value] : {std::pair{"gradescope-visibility", &o.gradescope_visibility},
+                                      std::pair{"gradescope-stdout-visibility",
+                                                &o.gradescope_stdout_visibility}})
+        if (!words.count(*value))
+            throw UsageError(std::string("--") + name + " '" + *value + "' is none of visible, "
+                             "hidden, after_due_date, after_published: give one of them");
+    if (o.has_visibility && o.gradescope.empty())
+        throw UsageError("--gradescope-visibility and --gradescope-stdout-visibility shape the "
+                         "--gradescope results: give --gradescope FILE too, or leave them out");
+    if (!o.note.empty() && o.gradescope.empty() && o.prairielearn.empty())
+        throw UsageError("--note is a line for a platform's results: give --gradescope FILE or "
+                         "--prairielearn FILE too, or leave it out");
+}
 
 }  // namespace
 
@@ -156,10 +181,26 @@ Options parse_options(int argc, char **argv) {
         ("stress", "stress schedules for each lab that declares them (default: the lab's own "
                    "number)", cxxopts::value<std::string>(), "N")
         ("no-stress", "skip the stress schedules")
+        ("budget", "seconds the whole grading may take: then the labs still running are stopped "
+                   "and named, and every lab finished keeps its grade (as SIGALRM does)",
+         cxxopts::value<std::string>(), "S")
+        ("no-hbcheck", "grade where hbcheck, the fence check between work-groups, is missing: "
+                       "the labs that need it fail as not checked (without this, such a "
+                       "grading is refused)")
+        ("gradescope-visibility", "when students see the tests of --gradescope: visible, "
+                                  "hidden, after_due_date or after_published",
+         cxxopts::value<std::string>()->default_value("visible"), "WHEN")
+        ("gradescope-stdout-visibility", "when students see the grader's log on Gradescope "
+                                         "(the same words)",
+         cxxopts::value<std::string>()->default_value("hidden"), "WHEN")
+        ("note", "a line for the student at the top of a platform's results (e.g. what the "
+                 "upload went wrong in)",
+         cxxopts::value<std::string>(), "TEXT")
         ("no-sandbox", "grade without bubblewrap: each lab then runs with the grader's own "
                        "privileges and can read whatever the grader can (needed for --class "
                        "when there is no sandbox)")
-        ("list-labs", "list the labs this build can grade, then exit")
+        ("list-labs", "list the labs this build can grade (id, executable, kernel file, points; "
+                      "--labs and --points choose), then exit")
         ("h,help", "show this help");
     cxxopts::ParseResult o;
     try {
@@ -209,6 +250,12 @@ Options parse_options(int argc, char **argv) {
     opt.has_students = o.count("students") > 0;
     if (opt.has_students) opt.students = o["students"].as<std::string>();
     if (opt.has_stress) opt.stress_text = o["stress"].as<std::string>();
+    if (o.count("budget")) opt.budget_text = o["budget"].as<std::string>();
+    opt.no_hbcheck = o.count("no-hbcheck") > 0;
+    opt.gradescope_visibility = o["gradescope-visibility"].as<std::string>();
+    opt.gradescope_stdout_visibility = o["gradescope-stdout-visibility"].as<std::string>();
+    opt.has_visibility = o.count("gradescope-visibility") + o.count("gradescope-stdout-visibility") > 0;
+    if (o.count("note")) opt.note = o["note"].as<std::string>();
     return opt;
 }
 
@@ -263,6 +310,10 @@ void check_options(Options &o) {
         if (o.no_stress) throw UsageError("--stress N and --no-stress contradict: give one");
         o.stress = static_cast<unsigned>(std::stoul(o.stress_text));
     }
+    if (!o.budget_text.empty())
+        o.budget = number_option("budget", o.budget_text, "seconds", 1, 1e6,
+                                 "the grader needs that long to start");
+    check_platform_options(o);
 }
 
 }  // namespace grade

@@ -30,12 +30,23 @@ struct Options {
     // sandbox unless it is given (SYNCLAB_GRADE_SANDBOX=off alone turns it off for --kernels).
     bool no_sandbox = false;
     std::string stress_text;  // --stress N
+    // --budget S: the whole grading's seconds ("": none); at its end the running labs stop.
+    std::string budget_text;
+    // --no-hbcheck: where hbcheck is missing, grade anyway and fail the labs that need it (not
+    // given: such a grading is refused).
+    bool no_hbcheck = false;
+    // Gradescope's visibility of the tests and of the grader's log; a line for the student at
+    // the top of a platform's results (--note).
+    std::string gradescope_visibility = "visible", gradescope_stdout_visibility = "hidden";
+    bool has_visibility = false;
+    std::string note;
     // Set by check_options:
     double timeout = 60;
     std::size_t memory_mib = 4096;
     std::uint64_t seed = 0;
     unsigned jobs = 1;
     unsigned stress = 0;  // --stress N: schedules per lab that declares them (0: its own number)
+    double budget = 0;    // --budget S (0: none)
 };
 
 // The command line as given; a malformed one throws UsageError with one line.

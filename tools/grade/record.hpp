@@ -28,6 +28,11 @@ struct RecordSettings {
     // platform's results name the files handed in that no lab takes.
     std::string kernels;
     std::vector<std::string> known_files;
+    // Gradescope's visibility of the tests and of the grader's log (--gradescope-visibility,
+    // --gradescope-stdout-visibility), and a line for the student at the top (--note).
+    std::string gradescope_visibility = "visible", gradescope_stdout_visibility = "hidden";
+    std::string note;
+    double budget_s = 0;  // --budget (0: none), as the results name it
 };
 
 class Record {
@@ -44,8 +49,12 @@ public:
     // Every row of student number `index` (kept ones too), once its last row is known.
     virtual void student(std::size_t /*index*/, const std::string & /*student*/,
                          const std::vector<Result> & /*rows*/) {}
-    // Every row is known (never called when the grader was interrupted).
+    // Every row is known (never called when the grader was interrupted or ran out of time).
     virtual void finish() {}
+    // The time budget ran out (--budget): every finished row was given to row(); `running` are
+    // the labs that were being graded then (student and lab set, unfinished). The others were
+    // not begun. None by default: a gradebook keeps its finished rows, --resume grades the rest.
+    virtual void out_of_time(const std::vector<Result> & /*running*/) {}
 };
 
 using Records = std::vector<std::unique_ptr<Record>>;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
@@ -11,6 +12,7 @@
 #include <thread>
 #include <unistd.h>
 
+#include "judge.hpp"  // seconds_text
 #include "stop.hpp"
 #include "text_escape.hpp"
 
@@ -68,7 +70,9 @@ private:
     void emit(Task &task);
     void wait_rows();
     void join();
+    std::size_t record_late();
     Outcome interrupted();
+    Outcome out_of_time();
 };
 
 Scheduler::~Scheduler() {
@@ -209,7 +213,7 @@ void Scheduler::join() {
 
 // Every row finished before the signal is kept, in order where it can be, so --resume need not
 // grade it again.
-Outcome Scheduler::interrupted() {
+std::size_t Scheduler::record_late() {
     join();
     std::size_t late = 0;
     for (std::size_t i = written_; i < plan_.tasks.size(); ++i) {
@@ -220,6 +224,11 @@ Outcome Scheduler::interrupted() {
         }
     }
     if (tty_) std::cout << "\r\033[K";
+    return late;
+}
+
+Outcome Scheduler::interrupted() {
+    const std::size_t late = record_late();
     std::cout << "\ninterrupted (" << strsignal(g_stop)
               << "): " << ctx_.kept_rows + appended_ + late << " finished row(s) are in " << ctx_.csv
               << "; run the same command with --resume to go on\n";
@@ -228,9 +237,36 @@ Outcome Scheduler::interrupted() {
     return out;
 }
 
+// The time budget ran out: the finished rows are kept as on a signal, and the labs a worker had
+// taken but not finished are the ones that were running, named to every record.
+Outcome Scheduler::out_of_time() {
+    const std::size_t late = record_late();
+    std::vector<Result> running;
+    std::string names;
+    for (std::size_t u = 0; u < next_ && u < plan_.units.size(); ++u)
+        for (std::size_t t : plan_.units[u]) {
+            const Task &task = plan_.tasks[t];
+            if (task.ready && task.result.finished()) continue;
+            Result r;
+            r.student = ctx_.subs[task.student].student;
+            r.lab = task.recipe->id;
+            running.push_back(r);
+            names += (names.empty() ? "" : ", ") + shown(r.student) + " lab " + r.lab;
+        }
+    for (auto &record : ctx_.records) record->out_of_time(running);
+    std::cout << "\nthe time budget" << (ctx_.budget_s ? " of " + seconds_text(ctx_.budget_s) + " s" : "")
+              << " ran out" << (names.empty() ? "" : " while grading " + names) << ": "
+              << ctx_.kept_rows + appended_ + late << " finished row(s) are in " << ctx_.csv
+              << "; the rest were not graded (--resume grades them)\n";
+    Outcome out;
+    out.out_of_time = true;
+    return out;
+}
+
 Outcome Scheduler::run() {
     for (unsigned i = 0; i < plan_.jobs; ++i) pool_.emplace_back(&Scheduler::worker, this, i);
     wait_rows();
+    if (g_stop == SIGALRM) return out_of_time();
     if (g_stop) return interrupted();
     join();
     Outcome out;

@@ -19,16 +19,19 @@ struct RunContext {
     Records &records;
     std::size_t kept_rows;  // rows the records held already (for the interrupted message)
     const std::string &csv;  // the gradebook, as the messages name it
+    double budget_s = 0;     // --budget, as the messages name it (0: none)
 };
 
 struct Outcome {
     bool interrupted = false;   // a signal stopped the grader (g_stop)
+    bool out_of_time = false;   // the time budget ran out (SIGALRM): the running labs were stopped
     std::vector<Result> all;    // every row, in gradebook order
     std::size_t kept = 0;       // of them, kept from the gradebook
 };
 
 // Runs the plan to its end, or to a signal: then every row finished is recorded, one line
-// says how to go on, and the outcome is interrupted. Workers never outlive it, whatever way it
+// says how to go on, and the outcome is interrupted; or out of time (SIGALRM, --budget), when
+// the records are also told which labs were running. Workers never outlive it, whatever way it
 // is left (a record that cannot be written throws: the running children are ended first).
 Outcome run_plan(Plan &plan, const RunContext &ctx);
 

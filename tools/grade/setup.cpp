@@ -12,6 +12,7 @@
 
 #include "synclab/device.hpp"
 #include "synclab/errors.hpp"
+#include "synclab/oclgrind.hpp"  // hbcheck_plugin
 
 namespace fs = std::filesystem;
 using synclab::UsageError;
@@ -88,6 +89,27 @@ void check_race(Settings &settings, const Options &o, const std::string &lab,
                          "race check is skipped: a kernel that is right only by luck may pass\n";
         }
     }
+}
+
+void check_hbcheck(const Settings &s, const Options &o, const std::vector<const Recipe *> &labs) {
+    if (!s.race_check || !s.oclgrind_available || !synclab::hbcheck_plugin().empty()) return;
+    std::string meet;
+    int n = 0;
+    for (const auto *r : labs)
+        if (r->declaration.oclgrind_groups) meet += (n++ ? "," : "") + r->id;
+    if (!n) return;
+    meet = (n == 1 ? "lab " : "labs ") + meet;
+    const char *given = std::getenv("SYNCLAB_HBCHECK");
+    const std::string why = given ? "SYNCLAB_HBCHECK=" + std::string(given) + " names no plugin file"
+                                  : "it was not built";
+    if (!o.no_hbcheck)
+        throw UsageError(meet + (n == 1 ? " needs" : " need") + " hbcheck, the fence check between work-groups, and " +
+                         why + ": a fence bug there would pass; build it (install liboclgrind-dev and "
+                         "llvm-14-dev, then cmake and build again" +
+                         (given ? ", or unset SYNCLAB_HBCHECK" : "") + "), leave those labs out "
+                         "(--labs), or give --no-hbcheck to fail them as not checked");
+    std::cout << "note: hbcheck is missing (" << why << "): " << meet << (n == 1 ? " fails" : " fail")
+              << " as not checked (--no-hbcheck)\n";
 }
 
 void check_sandbox(Settings &settings, const Options &o) {

@@ -2,6 +2,7 @@
 // grader's private folder for its children.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "grade.hpp"
 #include "options.hpp"
@@ -15,6 +16,13 @@ Settings device_settings(const Options &o, const std::string &bin, const std::st
 // The race check (--quick, --no-oclgrind; is Oclgrind there? asked of the executable `lab`),
 // said in a note when missing. A signal while asking returns at once (the grader then stops).
 void check_race(Settings &s, const Options &o, const std::string &lab, const volatile int *stop);
+
+// hbcheck, the fence check between work-groups, for the labs among `labs` whose groups meet
+// (their declaration's oclgrind-groups) when the race check runs. Where it is missing such a
+// grading is refused: throws UsageError (one line, exit 2) naming the labs and the fix; with
+// --no-hbcheck a note says those labs fail as not checked (grade_lab fails any lab whose race
+// check says so). Call after check_race.
+void check_hbcheck(const Settings &s, const Options &o, const std::vector<const Recipe *> &labs);
 
 // The sandbox (--no-sandbox, or SYNCLAB_GRADE_SANDBOX=off: none), said in a note when missing.
 // A class is not graded without one unless --no-sandbox says so: throws UsageError (one line,

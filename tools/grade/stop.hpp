@@ -15,7 +15,12 @@ void kill_children();
 // SIGPIPE and SIGXFSZ ignored (a failed write is told instead).
 void ignore_write_signals();
 
-// From the first child on, SIGINT, SIGTERM and SIGHUP stop the grader and kill the children.
+// From the first child on, SIGINT, SIGTERM and SIGHUP stop the grader and kill the children;
+// so does SIGALRM, which says the time budget ran out (--budget arms it, `timeout -s ALRM`
+// may send it): the grading then ends with what it finished.
 void catch_stop_signals();
+
+// SIGALRM in `seconds` (at once when none are left).
+void arm_budget(double seconds);
 
 }  // namespace grade
