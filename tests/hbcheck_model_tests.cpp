@@ -43,6 +43,10 @@ struct Launch {
     void read(std::size_t it, std::size_t address, const void *site) {
         keep(m->access(it, it / per, address, 4, false, site));
     }
+    // A plain load that decides a loop around it (a flag waited for).
+    void poll(std::size_t it, std::size_t address, const void *site) {
+        keep(m->access(it, it / per, address, 4, false, site, true));
+    }
     // 1.2's atomic_xchg, atomic_inc, atomic_or(p, 0), a successful atomic_cmpxchg: read and write.
     void rmw(std::size_t it, std::size_t address, const void *site, Order o = Order::Relaxed) {
         m->atomic(it, address, true, true, o, site);
@@ -480,3 +484,78 @@ TEST_CASE("hbcheck model: a plain store to an atomic word ends what it released"
     CHECK(reset.first().first.site == kWriteData);
     CHECK(reset.first().second.site == kReadData);
 }
+
+TEST_SUITE("unit") {
+
+// The cause a race names, each beside its fixed twin (clean): the plugin words each cause.
+TEST_CASE("hbcheck model: a race names what is missing: an atomic, an acquire on the way, a group barrier") {
+    using hbcheck::Cause;
+    // A lock freed by a plain store after its release fence: the store should be an atomic.
+    for (bool atomic_free : {true, false}) {
+        CAPTURE(atomic_free);
+        Launch l(2, 1);
+        const auto a = l.item(0), b = l.item(1);
+        l.rmw(a, kLock, kTake);
+        l.fence(a);
+        l.write(a, kRecord, kWriteRecord);
+        l.fence(a);
+        if (atomic_free) l.rmw(a, kLock, kFree);
+        else l.write(a, kLock, kFree);
+        l.rmw(b, kLock, kTake);
+        l.fence(b);
+        l.read(b, kRecord, kReadRecord);
+        CHECK(l.clean() == atomic_free);
+        if (!atomic_free) {
+            CHECK(l.first().cause == Cause::PlainHandOver);
+            CHECK(l.first().site == kFree);
+        }
+    }
+    // A flag set by a plain store and polled: the flag's own race.
+    {
+        Launch l(2, 1);
+        l.write(l.item(0), kFlag, kRaise);
+        l.poll(l.item(1), kFlag, kPoll);
+        CHECK(l.first().cause == Cause::PlainFlag);
+        CHECK(l.first().site == kRaise);
+        CHECK(l.first().other_site == kPoll);
+    }
+    // A master that reads an arrival and releases the others without acquiring it between.
+    for (bool acquire : {true, false}) {
+        CAPTURE(acquire);
+        Launch l(3, 1);
+        const auto y = l.item(0), m = l.item(1), x = l.item(2);
+        l.write(y, kData, kWriteData);
+        l.fence(y);
+        l.rmw(y, kArrived, kArrive);
+        l.fence(m, Order::Release);  // its own release, before it waits
+        l.rmw(m, kArrived, kPoll);
+        if (acquire) l.fence(m);
+        l.rmw(m, kGo, kRaise);
+        l.rmw(x, kGo, kPollGen);
+        l.fence(x);
+        l.read(x, kData, kReadData);
+        CHECK(l.clean() == acquire);
+        if (!acquire) {
+            CHECK(l.first().cause == Cause::UpstreamAcquire);
+            CHECK(l.first().site == kPoll);
+            CHECK(l.first().group == 1);
+        }
+    }
+    // Another work-item of the master's group wrote the data, with no barrier before the
+    // master's release; with the release fence missing instead, that fence is named.
+    for (bool fenced : {true, false}) {
+        CAPTURE(fenced);
+        Launch l(2, 2);
+        l.write(l.item(0, 1), kData, kWriteData);
+        if (fenced) l.fence(l.item(0, 0));
+        else l.barrier(0);
+        l.rmw(l.item(0, 0), kFlag, kRaise);
+        l.rmw(l.item(1, 0), kFlag, kPoll);
+        l.fence(l.item(1, 0));
+        l.read(l.item(1, 0), kData, kReadData);
+        CHECK(l.first().cause == (fenced ? Cause::BarrierBeforeRelease : Cause::ReleaseMissing));
+        CHECK(l.first().site == kRaise);
+    }
+}
+
+}  // TEST_SUITE

@@ -1,6 +1,7 @@
 // hbcheck on Oclgrind: the small kernels of tests/hbcheck/, each run by oclgrind-kernel with the
 // hbcheck plugin as tests/hbcheck/cases.txt says, and each bug beside its fixed twin: the race
-// must be reported (at the lines the manifest names) and the twin must be clean.
+// must be reported (at the lines the manifest names, with the fix tests/hbcheck/fixes.txt names)
+// and the twin must be clean.
 #include <doctest/doctest.h>
 
 #include <cstdlib>
@@ -64,9 +65,38 @@ std::vector<Case> read_cases() {
     return cases;
 }
 
-// One "unordered race" finding of the plugin: the source lines of its two accesses (0: none given).
+// fixes.txt: "NAME A,B FIX" a line: the finding of case NAME at lines A and B (either order) says
+// "Fix: FIX", word for word ("-": any whole fix). '#' starts a comment line.
+struct Fix {
+    std::string name, text;
+    int line_a = 0, line_b = 0, manifest_line = 0;
+};
+
+std::vector<Fix> read_fixes() {
+    const std::string path = cases_dir() + "/fixes.txt";
+    std::ifstream in(path);
+    REQUIRE_MESSAGE(in, "cannot read " << path);
+    std::vector<Fix> fixes;
+    static const std::regex shape(R"(^(\S+)\s+(\d+),(\d+)\s+(\S(?:.*\S)?)\s*$)");
+    std::string line;
+    for (int n = 1; std::getline(in, line); ++n) {
+        if (line.empty() || line[0] == '#') continue;
+        std::smatch m;
+        REQUIRE_MESSAGE(std::regex_match(line, m, shape),
+                        "fixes.txt:" << n << ": want NAME A,B FIX");
+        fixes.push_back({m[1], m[4], std::stoi(m[2]), std::stoi(m[3]), n});
+    }
+    return fixes;
+}
+
+// One "unordered race" finding of the plugin: the source lines of its two accesses (0: none
+// given) and its "Fix:" line.
 struct Finding {
     int first = 0, second = 0;
+    std::string fix;
+    bool at(int a, int b) const {
+        return (first == a && second == b) || (first == b && second == a);
+    }
 };
 
 int line_after(const std::string &block, const std::string &label) {
@@ -85,8 +115,11 @@ std::vector<Finding> findings(const std::string &log) {
         const auto next = log.find(mark, at + mark.size());
         const std::string block = log.substr(at, next == std::string::npos ? next : next - at);
         const auto second = block.find("Second entity:");
+        std::string fix;
+        if (const auto f = block.find("\tFix: "); f != std::string::npos)
+            fix = block.substr(f + 6, block.find('\n', f) - (f + 6));
         out.push_back({line_after(block.substr(0, second), "First entity:"),
-                       line_after(block, "Second entity:")});
+                       line_after(block, "Second entity:"), fix});
         at = next;
     }
     return out;
@@ -180,6 +213,21 @@ TEST_CASE("hbcheck: cases.txt names every .sim of tests/hbcheck once, and every 
     for (const auto &[cl, expects] : verdicts)
         if (expects.count("race"))
             CHECK_MESSAGE(expects.count("clean"), cl << " has a race case but no clean twin");
+    // Every race case with lines names the fix of that pair, and every fix names such a case.
+    const auto fixes = read_fixes();
+    for (const auto &c : cases) {
+        if (!c.line_a) continue;
+        bool named = false;
+        for (const auto &f : fixes)
+            named |= f.name == c.name && ((f.line_a == c.line_a && f.line_b == c.line_b) ||
+                                          (f.line_a == c.line_b && f.line_b == c.line_a));
+        CHECK_MESSAGE(named, "fixes.txt has no fix for " << c.name << " at " << c.line_a << ","
+                                                         << c.line_b);
+    }
+    for (const auto &f : fixes) {
+        CAPTURE(f.manifest_line);
+        CHECK_MESSAGE(names.count(f.name), "fixes.txt names " << f.name << ", no case");
+    }
 }
 
 TEST_CASE("hbcheck: each kernel of tests/hbcheck reports the race cases.txt expects, and its twin none") {
@@ -188,6 +236,7 @@ TEST_CASE("hbcheck: each kernel of tests/hbcheck reports the race cases.txt expe
     const std::string oclgrind_kernel = on_path("oclgrind-kernel");
     if (!have(!oclgrind_kernel.empty(), "oclgrind-kernel not found on PATH")) return;
 
+    const auto fixes = read_fixes();
     for (const auto &c : read_cases()) {
         SUBCASE(c.name.c_str()) {
             const auto r = run_case(oclgrind_kernel, c);
@@ -215,12 +264,30 @@ TEST_CASE("hbcheck: each kernel of tests/hbcheck reports the race cases.txt expe
                 CHECK_MESSAGE(!found.empty(), c.name << ": no unordered race reported");
                 if (c.line_a) {
                     bool at_lines = false;
-                    for (const auto &f : found)
-                        at_lines |= (f.first == c.line_a && f.second == c.line_b) ||
-                                    (f.first == c.line_b && f.second == c.line_a);
+                    for (const auto &f : found) at_lines |= f.at(c.line_a, c.line_b);
                     CHECK_MESSAGE(at_lines, c.name << ": no unordered race between lines "
                                                    << c.line_a << " and " << c.line_b);
                 }
+            }
+            // Every finding tells its fix whole, on its line.
+            for (const auto &f : found)
+                CHECK_MESSAGE(f.fix.size() > 40, "a finding at lines "
+                                                     << f.first << "," << f.second
+                                                     << " has no whole Fix: line");
+            // The fix fixes.txt names, once per pair of lines, word for word.
+            for (const auto &x : fixes) {
+                if (x.name != c.name) continue;
+                CAPTURE(x.manifest_line);
+                int at = 0;
+                for (const auto &f : found)
+                    if (f.at(x.line_a, x.line_b)) {
+                        ++at;
+                        if (x.text != "-")
+                            CHECK_MESSAGE(f.fix == x.text, c.name << " at " << x.line_a << ","
+                                                                  << x.line_b << ": " << f.fix);
+                    }
+                CHECK_MESSAGE(at == 1, c.name << ": " << at << " findings at lines " << x.line_a
+                                              << "," << x.line_b << ", want one");
             }
         }
     }

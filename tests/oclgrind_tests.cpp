@@ -369,3 +369,234 @@ TEST_CASE("on --device oclgrind the lab itself tells each problem in one line") 
 }
 
 }  // TEST_SUITE
+
+// Each finding's message names the cause as the lab tells it: run on Oclgrind with a verdict, the
+// findings of `kind` in `kernel`, their messages.
+namespace {
+
+std::vector<std::string> told(const std::string &lab, const std::string &kernels,
+                              std::vector<std::string> args, const std::string &kind,
+                              const std::string &kernel) {
+    args.insert(args.begin(), {"--device", "oclgrind", "--kernels", kernels});
+    const auto r = run_with_verdict(lab, args);
+    CAPTURE(r.process.out);
+    CAPTURE(r.process.err);
+    REQUIRE_FALSE(r.process.timed_out);
+    REQUIRE(r.process.exit_code != 2);
+    std::vector<std::string> out;
+    for (const auto &f : r.verdict.findings) {
+        MESSAGE(f.kind << ": " << f.message);
+        if (f.kind == kind && f.message.find("in kernel " + kernel + ":") != std::string::npos)
+            out.push_back(f.message);
+    }
+    if (out.empty()) CHECK(r.verdict.findings.empty());  // nothing of another kind either
+    return out;
+}
+
+// `message` says `hint` whole: followed only by its count of reports.
+bool ends_with_hint(const std::string &message, const std::string &hint) {
+    const auto at = message.find(hint);
+    if (at == std::string::npos) return false;
+    const std::string rest = message.substr(at + hint.size());
+    return rest.empty() || (rest.rfind(" [", 0) == 0 && rest.back() == ']' &&
+                            rest.find(':') == std::string::npos);
+}
+
+std::string atomic_at(int line) { return "the atomic at line " + std::to_string(line); }
+
+}  // namespace
+
+TEST_SUITE("oclgrind") {
+
+TEST_CASE("lab 01 with barrier(CLK_GLOBAL_MEM_FENCE) on local data is told the barrier fences only global memory") {
+    if (!test::have_oclgrind()) return;
+    const std::vector<std::string> args{"--variant", "sync", "--wg", "64"};
+    const std::string dir = test::fixture("global_fence_local_data_01");
+    const std::string file = dir + "/01_workgroup_reduce.cl";
+    const int first = test::line_of(file, "barrier(CLK_GLOBAL_MEM_FENCE);");
+    const int loop = test::line_of(file, "barrier(CLK_GLOBAL_MEM_FENCE);", 2);
+    const auto wrong = told("lab01_workgroup_reduce", dir, args, "data-race", "reduceWithSync");
+    REQUIRE_FALSE(wrong.empty());
+    std::set<int> named;
+    for (const auto &m : wrong) {
+        CAPTURE(m);
+        bool hinted = false;
+        for (int line : {first, loop})
+            if (ends_with_hint(m, ", and the barrier between them (line " + std::to_string(line) +
+                                      ") fences only global memory: local memory needs "
+                                      "barrier(CLK_LOCAL_MEM_FENCE) there")) {
+                hinted = true;
+                named.insert(line);
+            }
+        CHECK(hinted);
+    }
+    CHECK(named.count(first));  // the product's store and the first level's read
+    CHECK(told("lab01_workgroup_reduce", test::source("solutions"), args, "data-race",
+               "reduceWithSync")
+              .empty());
+    // A barrier left out is still told to be put in.
+    const auto missing = told("lab01_workgroup_reduce", test::fixture("missing_first_barrier"),
+                              args, "data-race", "reduceWithSync");
+    REQUIRE_FALSE(missing.empty());
+    for (const auto &m : missing) {
+        CAPTURE(m);
+        CHECK(ends_with_hint(m, ", with no barrier between them: put barrier(CLK_LOCAL_MEM_FENCE) "
+                                "between the two, where every work-item of the group reaches it"));
+    }
+}
+
+TEST_CASE("lab 07's lock freed by a plain store after its fence is told to free it with an atomic") {
+    if (!test::have_oclgrind()) return;
+    const std::vector<std::string> args{"--variant", "lock", "--groups", "3", "--wg", "16"};
+    const std::string dir = test::fixture("lock_plain_free_07");
+    const int store = test::line_of(dir + "/07_atomics.cl", "*lock = 0;", 2);
+    const auto plain = told("lab07_atomics", dir, args, "memory-model", "lockFence");
+    REQUIRE_FALSE(plain.empty());
+    for (const auto &m : plain) {
+        CAPTURE(m);
+        CHECK(ends_with_hint(m, ": the plain store at line " + std::to_string(store) +
+                                    " hands over a word that atomics or polls read, so no fence "
+                                    "around it orders anything: make it an atomic (atomic_xchg)"));
+    }
+    CHECK(told("lab07_atomics", test::source("solutions"), args, "memory-model", "lockFence")
+              .empty());
+    // The release fence left out: that fence is named.
+    const std::string no_release = test::fixture("lock_no_release_07");
+    const int xchg = test::line_of(no_release + "/07_atomics.cl", "atomic_xchg(lock, 0);");
+    const auto fence = told("lab07_atomics", no_release, args, "memory-model", "lockFence");
+    REQUIRE_FALSE(fence.empty());
+    for (const auto &m : fence) {
+        CAPTURE(m);
+        CHECK(ends_with_hint(m, ": a release fence before " + atomic_at(xchg) +
+                                    " would order them (mem_fence(CLK_GLOBAL_MEM_FENCE)): the "
+                                    "acquire side is there"));
+    }
+}
+
+TEST_CASE("lab 09's barriers are told the cause: a plain release flag, a watcher's missing acquire, no group barrier before arriving") {
+    if (!test::have_oclgrind()) return;
+    auto args = [](const char *variant) {
+        return std::vector<std::string>{"--variant", variant, "-n", "64", "--wg", "16",
+                                        "--steps", "3", "--groups", "4"};
+    };
+    const std::string lab = "lab09_interworkgroup_barrier", file = "/09_interworkgroup_barrier.cl";
+    // The release flags set by plain stores: the flag's own race, and the data it did not order.
+    const std::string plain = test::fixture("release_plain_store_09");
+    const std::string store =
+        std::to_string(test::line_of(plain + file, "get_local_size(0)) out[g] = goal;"));
+    const std::string poll = std::to_string(test::line_of(plain + file, "while (out[me] != goal)"));
+    const auto flags =
+        told(lab, plain, args("decentralized"), "memory-model", "barrierDecentralized");
+    REQUIRE_FALSE(flags.empty());
+    bool flag_race = false;
+    for (const auto &m : flags) {
+        CAPTURE(m);
+        const bool own = ends_with_hint(
+            m, ": the plain store at line " + store + " sets a word that another group polls " +
+                   "(line " + poll + "): make it an atomic (atomic_xchg); a plain store there " +
+                   "races with the polls, fenced or not");
+        flag_race |= own;
+        CHECK((own || ends_with_hint(m, ": the plain store at line " + store +
+                                            " hands over a word that atomics or polls read, so no "
+                                            "fence around it orders anything: make it an atomic "
+                                            "(atomic_xchg)")));
+    }
+    CHECK(flag_race);
+    // The watchers' acquire fence left out: the acquire, where it belongs, is named.
+    const std::string watch = test::fixture("watch_no_acquire_09");
+    const std::string read = std::to_string(test::line_of(watch + file, "while (in[g] != goal)"));
+    const auto acquire =
+        told(lab, watch, args("decentralized"), "memory-model", "barrierDecentralized");
+    REQUIRE_FALSE(acquire.empty());
+    for (const auto &m : acquire) {
+        CAPTURE(m);
+        CHECK(ends_with_hint(m, ": an acquire fence after the read at line " + read +
+                                    " in group 0 would order them "
+                                    "(mem_fence(CLK_GLOBAL_MEM_FENCE)): that read carries the "
+                                    "release on to the next hand-over, but nothing acquires it"));
+    }
+    // No barrier before the master arrives: the barrier is named, not a fence.
+    const std::string arrive = test::fixture("arrive_no_barrier_09");
+    const int inc = test::line_of(arrive + file, "atomic_inc(&ctl[COUNT])");
+    const auto barrier =
+        told(lab, arrive, args("centralized"), "memory-model", "barrierCentralized");
+    REQUIRE_FALSE(barrier.empty());
+    for (const auto &m : barrier) {
+        CAPTURE(m);
+        CHECK(ends_with_hint(m, ": a barrier(CLK_GLOBAL_MEM_FENCE) in every group before its "
+                                "master work-item arrives (" + atomic_at(inc) + ") would order "
+                                "them: another work-item of the group made the access, and within "
+                                "a group only a barrier with CLK_GLOBAL_MEM_FENCE passes it on to "
+                                "the one that hands over"));
+    }
+    // The solution: nothing in either barrier.
+    CHECK(told(lab, test::source("solutions"), args("centralized,decentralized"), "memory-model",
+               "barrierCentralized")
+              .empty());
+}
+
+}  // TEST_SUITE
+
+TEST_SUITE("unit") {
+
+// Oclgrind's report of a race within a group, as its log words it: a store at line 7, a load at
+// line 10, in `space` memory.
+static std::string race_report(const std::string &space) {
+    const std::string as = space == "local" ? "3" : "1";
+    return "Read-write data race at " + space + " memory address 0x1000000000004\n"
+           "\tKernel: reduceWithSync\n"
+           "\tFirst entity:  Global(1,0,0) Local(1,0,0) Group(0,0,0)\n"
+           "\t  store float %mul, float addrspace(" + as + ")* %a, align 4, !dbg !42\n"
+           "\tAt line 7 (column 17) of k.cl:\n"
+           "\tSecond entity: Global(0,0,0) Local(0,0,0) Group(0,0,0)\n"
+           "\t  %3 = load float, float addrspace(" + as + ")* %b, align 4, !dbg !58\n"
+           "\tAt line 10 (column 28) of k.cl:\n\n";
+}
+
+// The kernel's text: the store at line 7, `between` at line 8, the load at line 10.
+static std::string race_source(const std::string &between) {
+    return "__kernel void other(__global int *x) {\n"
+           "    barrier(CLK_GLOBAL_MEM_FENCE);\n"
+           "}\n"
+           "__kernel void reduceWithSync(__global const float *a, __local float *s)\n"
+           "{\n"
+           "    const int id = get_local_id(0);\n"
+           "    s[id] = a[id];\n" +
+           between + "\n"
+           "    // barrier(CLK_LOCAL_MEM_FENCE) in a comment is none\n"
+           "    float x = s[id + 1];\n"
+           "}\n";
+}
+
+TEST_CASE("a race across a barrier that fences only the other memory names that barrier, and no other") {
+    auto told = [](const std::string &space, const std::string &between) {
+        auto found = synclab::distinct(synclab::parse_oclgrind_log(race_report(space)));
+        REQUIRE(found.size() == 1);
+        found[0].see_source(race_source(between));
+        return found[0];
+    };
+    const auto local = told("local", "    barrier(CLK_GLOBAL_MEM_FENCE);");
+    CHECK(local.barrier_line == 8);
+    CHECK(local.message() ==
+          "data race in kernel reduceWithSync: work-item 0 reads local memory at k.cl:10 that "
+          "work-item 1 writes at line 7, and the barrier between them (line 8) fences only global "
+          "memory: local memory needs barrier(CLK_LOCAL_MEM_FENCE) there");
+    const auto global = told("global", "    barrier(CLK_LOCAL_MEM_FENCE);");
+    CHECK(global.barrier_line == 8);
+    CHECK(global.message().find(", and the barrier between them (line 8) fences only local memory: "
+                                "global memory needs barrier(CLK_GLOBAL_MEM_FENCE) there") !=
+          std::string::npos);
+    // No barrier between them, or one with both flags: the usual message.
+    for (const std::string &between :
+         {std::string("    // nothing"),
+          std::string("    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);")}) {
+        CAPTURE(between);
+        const auto none = told("local", between);
+        CHECK(none.barrier_line == 0);
+        CHECK(none.message().find(", with no barrier between them: put "
+                                  "barrier(CLK_LOCAL_MEM_FENCE) between the two") !=
+              std::string::npos);
+    }
+}
+
+}  // TEST_SUITE

@@ -10,7 +10,8 @@ void VectorClock::join(const VectorClock &o) {
 }
 
 Model::Model(std::size_t items, std::size_t per_group)
-    : items_(items), group_reader_(items), group_writer_(items) {
+    : items_(items), group_reader_(items), group_writer_(items), group_release_(items),
+      group_acquire_(items), group_plain_(items) {
     for (std::size_t i = 0; i < items; ++i) items_[i].group = i / (per_group ? per_group : 1);
     for (std::size_t g = 0; g < items; ++g) {
         group_reader_[g] = kNone;
@@ -19,6 +20,86 @@ Model::Model(std::size_t items, std::size_t per_group)
     for (std::size_t i = 0; i < items; ++i) {
         items_[i].now.c.assign(items, 0);
         items_[i].now.c[i] = 1;  // time 0 is "never"
+    }
+}
+
+// Whether `pending` holds what `now` has not acquired.
+static bool lacks(const VectorClock &now, const VectorClock &pending) {
+    for (std::size_t i = 0; i < pending.c.size(); ++i)
+        if (pending.c[i] > (i < now.c.size() ? now.c[i] : 0)) return true;
+    return false;
+}
+
+// What a release of `it` passes on unacquired: its first hand-over read since its last acquire,
+// when that brought what it has not acquired; else the note it carries in.
+Model::Note Model::passed_on(const Item &it) const {
+    if (it.first_unacquired && lacks(it.now, it.pending)) return {it.first_unacquired, it.group};
+    return it.note;
+}
+
+// Side `s` of a race is another work-item than the one of its group that released (acquired) in
+// its epoch: no barrier with CLK_GLOBAL_MEM_FENCE came between them. Seen when the access came
+// after that atomic, or, before it, from the group's stamp.
+bool Model::barrier_missing(const Access &s, Race &r) const {
+    const void *release = s.after_release ? s.after_release
+                                          : group_release_[s.group].other(s.epoch, s.item);
+    const void *acquire = s.after_acquire ? s.after_acquire
+                                          : group_acquire_[s.group].other(s.epoch, s.item);
+    if (!release && !acquire) return false;
+    r.cause = release ? Cause::BarrierBeforeRelease : Cause::BarrierAfterAcquire;
+    r.site = release ? release : acquire;
+    r.group = s.group;
+    return true;
+}
+
+// The cause, from what the model saw of the handing over; `a` released, `b` acquired (or should
+// have). Runs on second's thread: of other groups' work-items only atomics are read.
+void Model::diagnose(Race &r, const Item &a, const Item &b) const {
+    const Access &f = r.first, &s = r.second;
+    if ((f.write && !s.write && s.poll) || (s.write && !f.write && f.poll)) {
+        r.cause = Cause::PlainFlag;
+        r.site = (f.write ? f : s).site;
+        r.other_site = (f.write ? s : f).site;
+        r.group = (f.write ? f : s).group;
+        return;
+    }
+    if (barrier_missing(f, r) || barrier_missing(s, r)) return;
+    const PlainStore &p = group_plain_[s.group];
+    if (p.site && !(p.item == f.item && p.time < f.time)) {
+        r.cause = Cause::PlainHandOver;
+        r.site = p.site;
+        r.group = p.group;
+        return;
+    }
+    // A read its own group passed on unacquired is told as such, whichever member races.
+    const Note &n = items_[s.item].note.site ? items_[s.item].note : b.note;
+    const bool passed = n.site == r.acquire_atomic && n.group == s.group;
+    if (r.only_acquire_missing && r.acquire_atomic && !passed) {
+        r.cause = Cause::AcquireMissing;
+        r.site = r.acquire_atomic;
+        r.group = b.group;
+        return;
+    }
+    if (n.site) {
+        r.cause = Cause::UpstreamAcquire;
+        r.site = n.site;
+        r.group = n.group;
+        return;
+    }
+    // The release fence is missing only where the work-item that released made none after the
+    // access (or, another work-item, none in the epoch of its atomic).
+    const bool own = &a == &items_[f.item];
+    const bool release_there = own ? a.released_at.load() >= f.time : a.write_released.load();
+    if (r.release_atomic && r.acquired && !release_there) {
+        r.cause = Cause::ReleaseMissing;
+        r.site = r.release_atomic;
+        r.group = a.group;
+    } else if (r.released || (r.release_atomic && release_there)) {
+        r.cause = Cause::NotCarried;
+    } else if (r.release_atomic && r.acquire_atomic) {
+        r.cause = Cause::BothMissing;
+    } else {
+        r.cause = Cause::NoHandOver;
     }
 }
 
@@ -43,26 +124,43 @@ Race Model::race(const Access &first, const Access &second, std::size_t address)
     r.only_acquire_missing = b->pending.covers(first.item, first.time);
     r.released = a == &items_[first.item] && a->released_at.load() >= first.time;
     r.acquired = b->acquired.load();
+    diagnose(r, *a, *b);
     return r;
 }
 
 // A relaxed read of `word`: its release sequence waits in `pending` for an acquire fence, or is
-// taken at once (`now`) by an acquire atomic.
-void Model::acquire_from(Item &it, std::size_t word, bool now) {
+// taken at once (`now`) by an acquire atomic. It carries in the word's note, and the plain store
+// that wrote it last (or, read from a release sequence, none). True when another group wrote it
+// last: a hand-over.
+bool Model::acquire_from(Item &it, std::size_t word, bool now) {
     std::lock_guard<std::mutex> lock(atomics_mu_);
     auto f = atomics_.find(word);
-    if (f == atomics_.end()) return;
-    it.pending.join(f->second);
-    if (now) it.now.join(f->second);
+    if (f == atomics_.end()) return false;
+    const Word &w = f->second;
+    it.pending.join(w.seq);
+    if (now) it.now.join(w.seq);
+    if (w.note.site) it.note = w.note;
+    if (w.plain.site && w.plain.group != it.group) group_plain_[it.group] = w.plain;
+    else if (!w.seq.empty()) group_plain_[it.group] = {};
+    return w.writer_group != it.group;
 }
 
 std::optional<Race> Model::access(std::size_t item, std::size_t group, std::size_t address,
-                                  std::size_t size, bool write, const void *site) {
+                                  std::size_t size, bool write, const void *site, bool poll) {
     Item &me = items_[item];
-    const Access a{item, group, me.now.c[item], site, write};
+    const Access a{item,
+                   group,
+                   me.now.c[item],
+                   site,
+                   write,
+                   me.epoch,
+                   poll && !write,
+                   group_release_[group].other(me.epoch, item),
+                   group_acquire_[group].other(me.epoch, item)};
     std::optional<Race> found;
     std::vector<std::size_t> atomic_words;  // read after the shard lock is released
     std::vector<std::size_t> reset_words;   // a plain store ends their release sequences
+    PlainStore polled;                      // another group's plain store this poll raced with
     auto conflicts = [&](std::size_t other, std::size_t other_group, Clock t) {
         return other != item && other_group != group && !me.now.covers(other, t);
     };
@@ -74,13 +172,17 @@ std::optional<Race> Model::access(std::size_t item, std::size_t group, std::size
             atomic_words.push_back(b & ~std::size_t(3));
             continue;
         }
-        if (x.written && conflicts(x.w.item, x.w.group, x.w.time) && !found)
-            found = race(x.w, a, b);
+        if (x.written && conflicts(x.w.item, x.w.group, x.w.time)) {
+            if (!found) found = race(x.w, a, b);
+            if (a.poll) polled = {x.w.site, x.w.item, x.w.group, x.w.time};
+        }
         if (write) {
             for (const Read &r : x.reads)
                 if (conflicts(r.item, r.group, r.time) && !found)
-                    found = race({r.item, r.group, r.time, r.site, false}, a, b);
-            if (x.atomic_last) reset_words.push_back(b & ~std::size_t(3));
+                    found = race({r.item, r.group, r.time, r.site, false, r.epoch, r.poll,
+                                  r.after_release, r.after_acquire},
+                                 a, b);
+            if (x.atomic_last || x.ever_atomic) reset_words.push_back(b & ~std::size_t(3));
             x.written = true;
             x.atomic_last = false;
             x.w = a;
@@ -91,16 +193,26 @@ std::optional<Race> Model::access(std::size_t item, std::size_t group, std::size
         std::erase_if(x.reads, [&](const Read &r) {
             return r.item == item || me.now.covers(r.item, r.time);
         });
-        x.reads.push_back({item, group, a.time, site});
+        x.reads.push_back(
+            {item, group, a.time, site, a.epoch, a.poll, a.after_release, a.after_acquire});
     }
+    if (polled.site) group_plain_[group] = polled;
     if (!reset_words.empty()) {
         std::lock_guard<std::mutex> lock(atomics_mu_);
-        for (std::size_t w : reset_words) atomics_.erase(w);
+        for (std::size_t w : reset_words) {
+            Word &word = atomics_[w];
+            word.seq = VectorClock{};
+            word.note = {};
+            word.plain = {site, item, group, a.time};
+            word.writer_group = group;
+        }
     }
     std::sort(atomic_words.begin(), atomic_words.end());
     atomic_words.erase(std::unique(atomic_words.begin(), atomic_words.end()), atomic_words.end());
-    for (std::size_t w : atomic_words) acquire_from(me, w, false);
-    if (!atomic_words.empty()) {
+    bool handed = false;
+    for (std::size_t w : atomic_words) handed |= acquire_from(me, w, false);
+    if (handed) {
+        if (!me.first_unacquired) me.first_unacquired = site;
         me.last_atomic_read = site;
         me.acquired = false;
         group_reader_[group] = item;
@@ -111,27 +223,47 @@ std::optional<Race> Model::access(std::size_t item, std::size_t group, std::size
 void Model::atomic(std::size_t item, std::size_t address, bool reads, bool writes, Order order,
                    const void *site) {
     Item &me = items_[item];
+    // What a write passes on is what came before this atomic: an RMW's own read continues the
+    // release sequence it reads, acquired or not.
+    const Note note = writes ? passed_on(me) : Note{};
     if (reads) {
-        acquire_from(me, address, acquires(order));
-        me.last_atomic_read = site;
-        me.acquired = acquires(order);
-        group_reader_[me.group] = item;
+        if (acquire_from(me, address, acquires(order))) {
+            if (acquires(order)) me.first_unacquired = nullptr;
+            else if (!me.first_unacquired) me.first_unacquired = site;
+            me.last_atomic_read = site;
+            me.acquired = acquires(order);
+            if (acquires(order)) group_acquire_[me.group].set(me.epoch, item, site);
+            group_reader_[me.group] = item;
+        }
     }
     if (writes) {
+        const bool released =
+            releases(order) || (me.released_at.load() && me.release_epoch == me.epoch);
         const VectorClock &mine = releases(order) ? me.now : me.released;
         {
             std::lock_guard<std::mutex> lock(atomics_mu_);
-            VectorClock &seq = atomics_[address];
-            if (!reads) seq = VectorClock{};  // a plain atomic store starts a new sequence
-            seq.join(mine);
+            Word &w = atomics_[address];
+            if (!reads) {  // a plain atomic store starts a new sequence
+                w.seq = VectorClock{};
+                w.note = {};
+            }
+            w.seq.join(mine);
+            w.plain = {};
+            w.writer_group = me.group;
+            if (released && note.site) w.note = note;
         }
         me.last_atomic_write = site;
         me.last_atomic_write_time = me.now.c[item];
+        me.write_released = released;
+        // The group's first release of the epoch: what its other work-items hand over by.
+        Stamp &st = group_release_[me.group];
+        if (released && st.epoch_item.load() >> 32 != me.epoch) st.set(me.epoch, item, site);
         group_writer_[me.group] = item;
         for (std::size_t b = address; b < address + 4; ++b) {
             Shard &s = shard(b);
             std::lock_guard<std::mutex> lock(s.mu);
             s.bytes[b].atomic_last = true;
+            s.bytes[b].ever_atomic = true;
         }
     }
     tick(item);
@@ -141,20 +273,33 @@ void Model::fence(std::size_t item, Order order) {
     Item &me = items_[item];
     if (acquires(order)) {
         me.now.join(me.pending);
+        if (const void *read = me.last_atomic_read.load(); read && !me.acquired)
+            group_acquire_[me.group].set(me.epoch, item, read);
         me.acquired = true;
+        me.first_unacquired = nullptr;
     }
     if (releases(order)) {
         me.released = me.now;
         me.released_at = me.now.c[item];
+        me.release_epoch = me.epoch;
     }
     tick(item);
 }
 
+// The group's work-items share their clocks, a new epoch, and what any of them passes on
+// unacquired (a member's own unacquired read before a note carried in).
 void Model::barrier(const std::vector<std::size_t> &items) {
     VectorClock all;
-    for (std::size_t i : items) all.join(items_[i].now);
+    Note note;
+    for (std::size_t i : items) {
+        all.join(items_[i].now);
+        const Note n = passed_on(items_[i]);
+        if (n.site && (!note.site || n.site != items_[i].note.site)) note = n;
+    }
     for (std::size_t i : items) {
         items_[i].now = all;
+        items_[i].note = note;
+        ++items_[i].epoch;
         tick(i);
     }
 }

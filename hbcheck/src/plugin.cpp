@@ -8,10 +8,12 @@
 #include <oclgrind/WorkGroup.h>
 #include <oclgrind/WorkItem.h>
 
+#include <llvm/IR/CFG.h>
 #include <llvm/IR/DebugInfoMetadata.h>
 #include <llvm/IR/Function.h>
 #include <llvm/IR/Instructions.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <thread>
@@ -38,6 +40,45 @@ unsigned line_of(const void *site) {
     return loc ? loc.getLine() : 0;
 }
 
+// Whether block `to` can be reached from `from` (a bounded search: kernels are small).
+bool reaches(const llvm::BasicBlock *from, const llvm::BasicBlock *to) {
+    std::vector<const llvm::BasicBlock *> work{from};
+    std::set<const llvm::BasicBlock *> seen{from};
+    while (!work.empty() && seen.size() < 4096) {
+        const llvm::BasicBlock *b = work.back();
+        work.pop_back();
+        if (b == to) return true;
+        for (const llvm::BasicBlock *n : llvm::successors(b))
+            if (seen.insert(n).second) work.push_back(n);
+    }
+    return false;
+}
+
+// A poll: a load whose value, through a few compares, selects and phis, decides a branch that
+// leads back to the load (a loop that waits for the value).
+bool decides_loop(const llvm::Instruction *load) {
+    std::vector<std::pair<const llvm::Value *, int>> work{{load, 0}};
+    std::set<const llvm::Value *> seen{load};
+    while (!work.empty()) {
+        const auto [v, depth] = work.back();
+        work.pop_back();
+        for (const llvm::User *u : v->users()) {
+            const auto *inst = llvm::dyn_cast<llvm::Instruction>(u);
+            if (!inst || !seen.insert(inst).second) continue;
+            if (llvm::isa<llvm::BranchInst>(inst) || llvm::isa<llvm::SwitchInst>(inst)) {
+                for (const llvm::BasicBlock *n : llvm::successors(inst->getParent()))
+                    if (reaches(n, load->getParent())) return true;
+            } else if (depth < 4 &&
+                       (llvm::isa<llvm::CmpInst>(inst) || llvm::isa<llvm::CastInst>(inst) ||
+                        llvm::isa<llvm::PHINode>(inst) || llvm::isa<llvm::SelectInst>(inst) ||
+                        llvm::isa<llvm::BinaryOperator>(inst))) {
+                work.push_back({inst, depth + 1});
+            }
+        }
+    }
+    return false;
+}
+
 // OpenCL C 2.0's memory_order and memory_scope as clang numbers them.
 hbcheck::Order order_of(uint64_t memory_order) {
     switch (memory_order) {
@@ -61,6 +102,7 @@ public:
         groups_ = n;
         const std::size_t items = g.x * g.y * g.z;
         reported_.clear();
+        polls_.clear();  // another program's instructions may sit at the same addresses
         if (!announced_) {  // the sign a log reader looks for (synclab::hbcheck_ran)
             announced_ = true;
             Context::Message msg(INFO, m_context);
@@ -190,9 +232,18 @@ private:
         if (!model_ || !wi || m->getAddressSpace() != AddrSpaceGlobal) return;
         if (!m->isAddressValid(address, size)) return;  // Oclgrind reports it
         hold();
-        const auto race = model_->access(item_of(wi), group_of(wi), address, size, write,
-                                         wi->getCurrentInstruction());
+        const llvm::Instruction *inst = wi->getCurrentInstruction();
+        const auto race = model_->access(item_of(wi), group_of(wi), address, size, write, inst,
+                                         !write && is_poll(inst));
         if (race) report(*race);
+    }
+
+    bool is_poll(const llvm::Instruction *load) {
+        if (!load) return false;
+        std::lock_guard<std::mutex> lock(polls_mu_);
+        const auto [at, added] = polls_.try_emplace(load, false);
+        if (added) at->second = decides_loop(load);
+        return at->second;
     }
 
     void fence(const WorkItem *wi, const llvm::CallInst *call) {
@@ -230,22 +281,49 @@ private:
             << " Group" << Size3(a.item / per, groups_) << std::endl
             << static_cast<const llvm::Instruction *>(a.site) << std::endl;
     }
-    // What would order the two, from what the model saw of the handing over.
+    // What would order the two: the model's cause, told with its lines.
     static std::string fix(const hbcheck::Race &r) {
-        const unsigned l1 = line_of(r.release_atomic), l2 = line_of(r.acquire_atomic);
+        using hbcheck::Cause;
+        const std::string l = std::to_string(line_of(r.site)), g = std::to_string(r.group);
         const std::string fence = "mem_fence(CLK_GLOBAL_MEM_FENCE)", at = " the atomic at line ";
-        if (r.only_acquire_missing && l2)
-            return "an acquire fence after" + at + std::to_string(l2) + " would order them (" +
-                   fence + "): the atomic read carries the release, nothing acquires it";
-        if (l1 && r.acquired)
-            return "a release fence before" + at + std::to_string(l1) + " would order them (" +
+        const unsigned l1 = line_of(r.release_atomic), l2 = line_of(r.acquire_atomic);
+        switch (r.cause) {
+        case Cause::PlainFlag:
+            return "the plain store at line " + l + " sets a word that another group polls (line " +
+                   std::to_string(line_of(r.other_site)) + "): make it an atomic (atomic_xchg); a "
+                   "plain store there races with the polls, fenced or not";
+        case Cause::PlainHandOver:
+            return "the plain store at line " + l + " hands over a word that atomics or polls "
+                   "read, so no fence around it orders anything: make it an atomic (atomic_xchg)";
+        case Cause::BarrierBeforeRelease:
+            return "a barrier(CLK_GLOBAL_MEM_FENCE) in every group before its master work-item "
+                   "arrives (the atomic at line " + l + ") would order them: another work-item "
+                   "of the group made the access, and within a group only a barrier with "
+                   "CLK_GLOBAL_MEM_FENCE passes it on to the one that hands over";
+        case Cause::BarrierAfterAcquire:
+            return "a barrier(CLK_GLOBAL_MEM_FENCE) in every group after its master work-item "
+                   "acquires (the atomic at line " + l + " and its fence) would order them: "
+                   "another work-item of the group made the access, and within a group only a "
+                   "barrier with CLK_GLOBAL_MEM_FENCE passes on what the master acquired";
+        case Cause::AcquireMissing:
+            return "an acquire fence after" + at + l + " would order them (" + fence +
+                   "): the atomic read carries the release, nothing acquires it";
+        case Cause::UpstreamAcquire:
+            return "an acquire fence after the read at line " + l + " in group " + g +
+                   " would order them (" + fence + "): that read carries the release on to the "
+                   "next hand-over, but nothing acquires it";
+        case Cause::ReleaseMissing:
+            return "a release fence before the atomic at line " + l + " would order them (" +
                    fence + "): the acquire side is there";
-        if (r.released)
+        case Cause::NotCarried:
             return "the release fence is there, but no atomic read and acquire fence carry it "
                    "on; within a group only a barrier with CLK_GLOBAL_MEM_FENCE passes it on";
-        if (l1 && l2)
+        case Cause::BothMissing:
             return "a release fence before" + at + std::to_string(l1) + " and an acquire fence "
                    "after" + at + std::to_string(l2) + " would order them (" + fence + ")";
+        case Cause::NoHandOver:
+            break;
+        }
         return "nothing hands over between the groups: a release fence (" + fence + "), an "
                "atomic write, an atomic read (or volatile poll) of it, then an acquire fence";
     }
@@ -253,7 +331,9 @@ private:
     void report(const hbcheck::Race &r) {
         {
             std::lock_guard<std::mutex> lock(reported_mu_);
-            if (!reported_.insert({r.first.site, r.second.site}).second) return;
+            // One finding per pair of places, whichever group got there first.
+            const auto pair = std::minmax(r.first.site, r.second.site);
+            if (!reported_.insert({pair.first, pair.second}).second) return;
         }
         Context::Message msg(ERROR, m_context);
         msg << (r.first.write && r.second.write ? "Write-write" : "Read-write")
@@ -280,6 +360,8 @@ private:
     std::atomic<std::size_t> unordered_{0};
     std::mutex reported_mu_;
     std::set<std::pair<const void *, const void *>> reported_;
+    std::mutex polls_mu_;
+    std::map<const llvm::Instruction *, bool> polls_;  // loads seen, and whether each is a poll
 };
 
 thread_local HbCheck::Pending HbCheck::pending_;

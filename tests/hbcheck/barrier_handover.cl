@@ -1,19 +1,19 @@
 // A barrier hands a write to the work-item that publishes it. In group 0, work-item 1 writes the
 // datum and work-item 0 releases it with a fence and an atomic flag; group 1 acquires the flag and
-// reads the datum. barrier(CLK_GLOBAL_MEM_FENCE) between the write and the release orders it;
-// barrier(CLK_LOCAL_MEM_FENCE) says nothing of global memory, and then it races.
+// reads the datum. `kind` 2: barrier(CLK_GLOBAL_MEM_FENCE) between the write and the
+// release orders it; 1: barrier(CLK_LOCAL_MEM_FENCE) says nothing of global memory; 0: none.
 #define BUDGET 200000
 
 __kernel void handover(volatile __global int *data, volatile __global int *flag,
-                       __global int *out, volatile __global int *gave_up, int global_fence)
+                       __global int *out, volatile __global int *gave_up, int kind, int release)
 {
     const int l = get_local_id(0);
     if (get_group_id(0) == 0) {
         if (l == 1) data[0] = 42;
-        if (global_fence) barrier(CLK_GLOBAL_MEM_FENCE);
-        else barrier(CLK_LOCAL_MEM_FENCE);
+        if (kind == 2) barrier(CLK_GLOBAL_MEM_FENCE);
+        else if (kind == 1) barrier(CLK_LOCAL_MEM_FENCE);
         if (l == 0) {
-            mem_fence(CLK_GLOBAL_MEM_FENCE);
+            if (release) mem_fence(CLK_GLOBAL_MEM_FENCE);
             atomic_xchg(flag, 1);
         }
     } else if (l == 0) {

@@ -1,10 +1,10 @@
-// The lecture's global lock: atomic_cmpxchg takes it, atomic_xchg frees it. One work-item of each
-// group updates a plain (volatile) record inside. The lock orders the record only with an acquire
-// fence after taking it and a release fence before freeing it. 4 groups of 2 work-items.
+// The lecture's global lock: atomic_cmpxchg takes it, atomic_xchg frees it (a plain store there
+// hands nothing over). One work-item of each group updates a plain (volatile) record inside. The
+// lock orders it only with an acquire fence after taking it and a release fence before freeing it.
 #define BUDGET 200000
 
 __kernel void locked(volatile __global int *lock, volatile __global int *record,
-                     volatile __global int *gave_up, int acquire, int release)
+                     volatile __global int *gave_up, int acquire, int release, int atomic_free)
 {
     if (get_local_id(0) != 0) return;
     int spins = 0;
@@ -16,5 +16,5 @@ __kernel void locked(volatile __global int *lock, volatile __global int *record,
     record[1 + get_group_id(0)] = count;
     for (volatile int hold = 0; hold < 5000; ++hold) {}  // others find the lock taken
     if (release) mem_fence(CLK_GLOBAL_MEM_FENCE);
-    atomic_xchg(lock, 0);
+    if (atomic_free) atomic_xchg(lock, 0); else *lock = 0;
 }

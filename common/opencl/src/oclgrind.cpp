@@ -110,7 +110,43 @@ static std::string without_comments(const std::string &src) {
     return out;
 }
 
+// A data race within a group between lines lo <= hi of `kernel`: the line of the first barrier
+// between them (or, on one line, the next one after it: a loop's closing barrier) when its flags
+// name only the other memory; 0 otherwise.
+static int wrong_fence_barrier(const std::string &source, const std::string &kernel, int lo,
+                               int hi, bool local) {
+    std::istringstream in(without_comments(source));
+    const std::regex start("(__)?kernel\\s+void\\s+" + kernel + "\\b");
+    static const std::regex any_kernel(R"((__)?kernel\s+void\s+\w+)");
+    static const std::regex call(R"(\bbarrier\s*\(([^)]*)\))");
+    const char *needed = local ? "CLK_LOCAL_MEM_FENCE" : "CLK_GLOBAL_MEM_FENCE";
+    const char *other = local ? "CLK_GLOBAL_MEM_FENCE" : "CLK_LOCAL_MEM_FENCE";
+    bool inside = false;
+    int n = 0;
+    for (std::string l; std::getline(in, l);) {
+        ++n;
+        if (std::regex_search(l, any_kernel)) inside = std::regex_search(l, start);
+        std::smatch m;
+        if (!inside || n <= lo || n == hi || !std::regex_search(l, m, call)) continue;
+        if (lo < hi && n > hi) return 0;  // nothing between them
+        const std::string flags = m[1];
+        return flags.find(needed) == std::string::npos && flags.find(other) != std::string::npos
+                   ? n
+                   : 0;
+    }
+    return 0;
+}
+
 void OclgrindFinding::see_source(const std::string &source) {
+    if (kind == "data-race" && entities.size() == 2 && entities[0].line && entities[1].line &&
+        entities[0].group_id == entities[1].group_id && !kernel.empty()) {
+        const bool local = headline.find("local memory") != std::string::npos;
+        if (local || headline.find("global memory") != std::string::npos)
+            barrier_line = wrong_fence_barrier(source, kernel,
+                                               std::min(entities[0].line, entities[1].line),
+                                               std::max(entities[0].line, entities[1].line), local);
+        return;
+    }
     if (kind != "barrier-divergence" || !line || kernel.empty()) return;
     std::istringstream in(without_comments(source));
     const std::regex start("(__)?kernel\\s+void\\s+" + kernel + "\\b");
@@ -160,6 +196,10 @@ std::string OclgrindFinding::friendly() const {
                 else if (r->group != w->group)
                     s << ", from another work-group: no barrier orders work-groups, so let each "
                          "group use its own place (index it by get_group_id(0))";
+                else if (barrier_line)
+                    s << ", and the barrier between them (line " << barrier_line
+                      << ") fences only " << (local ? "global" : "local") << " memory: " << space
+                      << " memory needs barrier(" << fence << ") there";
                 else
                     s << ", with no barrier between them: put barrier(" << fence
                       << ") between the two, where every work-item of the group reaches it";

@@ -39,8 +39,13 @@ struct OclgrindFinding {
     // Barrier divergence: the line of a `return` before the barrier in the same kernel, the
     // likely cause (0: none, or the source was not seen). Set by see_source().
     int return_line = 0;
+    // A data race within a group: the line of the barrier between its two accesses whose flags
+    // fence only the other memory (barrier(CLK_GLOBAL_MEM_FENCE) on local data), the likely
+    // cause (0: none, or the source was not seen). Set by see_source().
+    int barrier_line = 0;
     // Reads in the kernel's source text (the file the report names, as it is on disk) what the
-    // report alone cannot say: an early return that keeps work-items from a barrier.
+    // report alone cannot say: an early return that keeps work-items from a barrier, a barrier
+    // that fences the wrong memory.
     void see_source(const std::string &source);
     // One line for a student: what, which kernel, file:line, and the likely fix.
     std::string friendly() const;
