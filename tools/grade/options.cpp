@@ -136,12 +136,7 @@ void check_platform_options(const Options &o) {
                          "--prairielearn FILE too, or leave it out");
 }
 
-}  // namespace
-
-Options parse_options(int argc, char **argv) {
-    cxxopts::Options parser("synclab-grade",
-                            "Grades students' lab kernels: runs each lab as a child process, "
-                            "checks its answers and its races, and writes a gradebook.");
+void add_options(cxxopts::Options &parser) {
     parser.add_options()
         ("kernels", "grade one student's folder of .cl files", cxxopts::value<std::string>(), "DIR")
         ("class", "grade a class: every sub-folder of DIR is one student",
@@ -202,20 +197,11 @@ Options parse_options(int argc, char **argv) {
         ("list-labs", "list the labs this build can grade (id, executable, kernel file, points; "
                       "--labs and --points choose), then exit")
         ("h,help", "show this help");
-    cxxopts::ParseResult o;
-    try {
-        o = parser.parse(argc, argv);
-    } catch (const cxxopts::exceptions::exception &e) {
-        throw UsageError(std::string(e.what()) + " (see --help)");
-    }
-    if (!o.unmatched().empty())
-        throw UsageError("unexpected argument '" + o.unmatched().front() + "' (see --help)");
+}
+
+// The options as given, unchecked (check_options judges them).
+Options read_options(const cxxopts::ParseResult &o) {
     Options opt;
-    if (o.count("help")) {
-        opt.help = true;
-        opt.help_text = parser.help() + kMore;
-        return opt;
-    }
     opt.list_labs = o.count("list-labs") > 0;
     opt.one = o.count("kernels") > 0;
     opt.many = o.count("class") > 0;
@@ -257,6 +243,30 @@ Options parse_options(int argc, char **argv) {
     opt.has_visibility = o.count("gradescope-visibility") + o.count("gradescope-stdout-visibility") > 0;
     if (o.count("note")) opt.note = o["note"].as<std::string>();
     return opt;
+}
+
+}  // namespace
+
+Options parse_options(int argc, char **argv) {
+    cxxopts::Options parser("synclab-grade",
+                            "Grades students' lab kernels: runs each lab as a child process, "
+                            "checks its answers and its races, and writes a gradebook.");
+    add_options(parser);
+    cxxopts::ParseResult o;
+    try {
+        o = parser.parse(argc, argv);
+    } catch (const cxxopts::exceptions::exception &e) {
+        throw UsageError(std::string(e.what()) + " (see --help)");
+    }
+    if (!o.unmatched().empty())
+        throw UsageError("unexpected argument '" + o.unmatched().front() + "' (see --help)");
+    if (o.count("help")) {
+        Options opt;
+        opt.help = true;
+        opt.help_text = parser.help() + kMore;
+        return opt;
+    }
+    return read_options(o);
 }
 
 void check_options(Options &o) {
