@@ -546,7 +546,7 @@ TEST_CASE("a platform's time budget stops the grader itself: a valid grade that 
     }
 }
 
-TEST_CASE("Gradescope's visibility is the zip's choice, with defaults; bad words are refused in one line") {
+TEST_CASE("Gradescope's visibility is the zip's choice, with defaults, and bad words are refused in one line") {
     TempDir dir;
     for (const bool chosen : {true, false}) {
         std::vector<std::string> args{"--kernels", test::source("solutions"), "--labs", "01", "--quick",

@@ -304,7 +304,7 @@ TEST_CASE("a student graded in part keeps its kept labs' JUnit test cases whole"
     CHECK(contains(read_file(junit + "/alice.xml"), "tests=\"2\""));
 }
 
-TEST_CASE("a class's files in folders below and misnamed ones are found and noted; points and totals") {
+TEST_CASE("a class's files in folders below and misnamed ones are found and noted, with points and totals") {
     TempDir dir;
     const fs::path klass = dir.path / "class";
     write_text(klass / "frank" / "my-labs" / kLab01, solution(kLab01));  // an unpacked archive
