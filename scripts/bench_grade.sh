@@ -68,5 +68,5 @@ for j in "${runs[@]}"; do
 done
 [ ${#runs[@]} -lt 2 ] || echo "the gradebooks agree row for row"
 # What the class was graded as, by kind: the bench is only worth its time if the grades are right.
-cut -d, -f3,4 "$work/g${runs[0]}.csv" | tail -n +2 | sort | uniq -c | sort -rn
+tail -n +2 "$work/g${runs[0]}.csv" | grep -v '^[^,]*,total,' | cut -d, -f3,4 | sort | uniq -c | sort -rn
 [ -z "${BENCH_KEEP:-}" ] || { mkdir -p "$BENCH_KEEP" && cp "$work"/g*.csv "$BENCH_KEEP/"; }

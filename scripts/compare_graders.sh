@@ -28,7 +28,8 @@ done
 summary() {  # rows without reasons and times; each JUnit report's failure types
   tail -n +2 "$1/g.csv" | python3 -c '
 import csv, sys
-for r in csv.reader(sys.stdin): print(",".join(r[:4]))' | sort
+for r in csv.reader(sys.stdin):
+    if r[1:2] != ["total"]: print(",".join(r[:4]))' | sort
   for f in "$1"/junit/*.xml; do
     printf '%s:' "$(basename "$f")"; grep -o '<failure type="[^"]*"' "$f" | sort | tr '\n' ' '; echo
   done

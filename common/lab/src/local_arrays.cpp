@@ -1,6 +1,7 @@
 // The __local memory a program text's kernels declare (local_arrays.hpp).
 #include "local_arrays.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -179,9 +180,12 @@ long double plain_array_bytes(const std::string &text, std::size_t at) {
     return at < text.size() && text[at] == ';' ? bytes : -1;  // no [ ]: one scalar
 }
 
-}  // namespace
-
-bool may_declare(const std::string &text) {
+// Calls `at(end)` for each `local` or `__local` outside every parenthesis, literal and directive
+// line (a kernel's __local arguments and casts are inside one; a declaration in its body, where
+// alone OpenCL C allows one, is not), `end` just past the keyword, until `at` returns false.
+// Returns false when it did.
+template <class At>
+bool each_local_keyword(const std::string &text, At at) {
     int depth = 0;
     char quote = 0;
     for (std::size_t i = 0; i < text.size(); ++i) {
@@ -201,42 +205,25 @@ bool may_declare(const std::string &text) {
             std::size_t j = i;
             while (j < text.size() && (std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == '_')) ++j;
             const std::string id = text.substr(i, j - i);
-            if (depth == 0 && (id == "local" || id == "__local")) return true;
-            i = j - 1;
-        }
-    }
-    return false;
-}
-
-bool plainly_within(const std::string &text, std::size_t limit) {
-    long double total = 0;
-    int depth = 0;
-    char quote = 0;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        const char c = text[i];
-        if (quote) {
-            if (c == '\\') ++i;
-            else if (c == quote || c == '\n') quote = 0;
-        } else if (c == '#' && (i == 0 || text[i - 1] == '\n')) {
-            i = std::min(text.find('\n', i), text.size());
-        } else if (c == '"' || c == '\'') {
-            quote = c;
-        } else if (c == '(') {
-            ++depth;
-        } else if (c == ')') {
-            depth = std::max(0, depth - 1);
-        } else if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
-            std::size_t j = i;
-            while (j < text.size() && (std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == '_')) ++j;
-            const std::string id = text.substr(i, j - i);
-            if (depth == 0 && (id == "local" || id == "__local")) {  // not an argument, not a cast
-                const long double bytes = plain_array_bytes(text, j);
-                if (bytes < 0 || (total += bytes) > static_cast<long double>(limit)) return false;
-            }
+            if (depth == 0 && (id == "local" || id == "__local") && !at(j)) return false;
             i = j - 1;
         }
     }
     return true;
+}
+
+}  // namespace
+
+bool may_declare(const std::string &text) {
+    return !each_local_keyword(text, [](std::size_t) { return false; });
+}
+
+bool plainly_within(const std::string &text, std::size_t limit) {
+    long double total = 0;
+    return each_local_keyword(text, [&](std::size_t end) {
+        const long double bytes = plain_array_bytes(text, end);
+        return bytes >= 0 && (total += bytes) <= static_cast<long double>(limit);
+    });
 }
 
 void check_ir(const std::string &ir, const std::string &shown, std::size_t limit) {
