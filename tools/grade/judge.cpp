@@ -194,8 +194,15 @@ std::vector<std::string> stress_line(const Recipe &recipe, const Settings &s) {
     return args;
 }
 
+namespace {
+
+// A lab's executable as a student names it in a checkout.
+std::string in_checkout(const std::string &executable) { return "./build/bin/" + executable; }
+
+}  // namespace
+
 std::string repeat_command(const std::string &executable, const std::vector<std::string> &args) {
-    return synclab::protocol::shell_command(args).insert(0, "./build/bin/" + executable + " ");
+    return in_checkout(executable) + " " + synclab::protocol::shell_command(args);
 }
 
 // The grade a stress run gives a lab that passed so far (`passed`): grade, kind and reason. A
@@ -216,7 +223,7 @@ std::tuple<Grade, Kind, std::string> stress_grade(const Recipe &recipe, const Se
     std::vector<std::string> again{"--kernels", kernels_dir};
     again.insert(again.end(), d.stress_args.begin(), d.stress_args.end());
     const std::string repeat =
-        synclab::stress_repeat_command("./build/bin/" + recipe.executable, again, std::stoull(v.schedule));
+        synclab::stress_repeat_command(in_checkout(recipe.executable), again, std::stoull(v.schedule));
     return {Grade::Fail, Kind::Stress, "wrong under stress schedule " + v.schedule + ": " + why + "; repeat it: " + repeat};
 }
 

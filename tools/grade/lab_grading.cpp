@@ -65,7 +65,7 @@ private:
     void note_skips(const Run &run_result);
     bool dynamic_runs();
     std::size_t judge_runs(const std::vector<Run> &done, std::size_t from,
-                           const std::string &on_device);
+                           const std::string &device);
     Result race_check(const std::string &skipped_note);
     Result stress(const std::string &passed);
     std::string kernels_dir_;  // the student's own folder, as the grader was given it
@@ -120,7 +120,8 @@ void LabGrading::note_skips(const Run &run_result) {
 // reason kept. Returns where the next process begins: after a run this device cannot make, or
 // at the end.
 std::size_t LabGrading::judge_runs(const std::vector<Run> &done, std::size_t from,
-                                   const std::string &on_device) {
+                                   const std::string &device) {
+    const std::string on_device = device.empty() ? "" : " --device " + device;
     const std::vector<synclab::Args> &sets = recipe_.runs;
     std::size_t next = sets.size();
     for (std::size_t j = 0; j < done.size() && kind_ == Kind::None; ++j) {
@@ -150,7 +151,7 @@ std::size_t LabGrading::judge_runs(const std::vector<Run> &done, std::size_t fro
             std::vector<std::string> again{"--kernels", kernels_dir_, "--variant",
                                            join(failed_.empty() ? recipe_.variants : failed_, ",")};
             again.insert(again.end(), sets[i].begin(), sets[i].end());
-            if (!on_device.empty()) again.insert(again.end(), {"--device", on_device.substr(10)});  // " --device X"
+            if (!device.empty()) again.insert(again.end(), {"--device", device});
             if (!v.seed.empty()) again.insert(again.end(), {"--seed", v.seed});
             reason_ += " (repeat it: " + repeat_command(recipe_.executable, again) + ")";
         }
@@ -169,7 +170,6 @@ bool LabGrading::dynamic_runs() {
     if (shared_) r_.details += shared_->note + "\n";
     for (std::size_t d = 0; d < s_.devices.size() && kind_ == Kind::None; ++d) {
         const std::string &device = s_.devices[d];
-        const std::string on_device = device.empty() ? "" : " --device " + device;
         const std::vector<synclab::Args> &sets = recipe_.runs;
         if (sets.empty()) break;  // a lab that declares no dynamic run
         for (std::size_t from = 0; from < sets.size() && kind_ == Kind::None;) {
@@ -183,7 +183,7 @@ bool LabGrading::dynamic_runs() {
                                  sets.begin() + static_cast<std::ptrdiff_t>(upto)},
                                 device, s_.device_memory_bytes.at(d));
             if (*stop_) return false;
-            from = judge_runs(done, from, on_device);
+            from = judge_runs(done, from, device);
         }
     }
     return true;

@@ -406,8 +406,9 @@ std::set<std::string> differing_macros(const Profile &p, const Profile &other, c
 
 // Whether the files a kernel may include (every file beside it) could test one of `names`: a
 // macro is seen only through its name in the text once lines are spliced, unless the text pastes
-// tokens (## or %:%:), spells # or the backslash as trigraphs, uses universal character names, or cannot be read
-// whole. A yes is only "maybe": the other profile's text is then made and compared.
+// tokens (## or %:%:), spells # or the backslash as trigraphs, uses universal character names,
+// or cannot be read whole. A yes is only "maybe": the other profile's text is then made and
+// compared.
 bool may_test(const std::string &path, const std::string &options, const std::set<std::string> &names) {
     if (names.empty()) return false;
     std::vector<std::string> texts{options};
