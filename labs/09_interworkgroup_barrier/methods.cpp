@@ -153,11 +153,7 @@ int run_sweep(Lab &lab, Methods &m, Steps &steps, const Workload &w, std::size_t
             std::size_t ok = 0, step = std::max<std::size_t>(1, found / 16);
             for (std::size_t g = std::max<std::size_t>(found, 2) - 1; g <= 2 * found + 2; g += step) {
                 auto &k = const_cast<cl::Kernel &>(c->kernel);
-                // A loaded host can stall a resident group past the budget: a give-up counts
-                // only when a second try gives up too.
-                if (!steps.run(k, How::InKernel, g, ww).ok() &&
-                    !steps.run(k, How::InKernel, g, ww).ok())
-                    break;
+                if (!steps.run(k, How::InKernel, g, ww).ok()) break;
                 ok = g;
             }
             std::printf("wg %5zu: discovered %5zu, compute units %3u, largest that did not give up "

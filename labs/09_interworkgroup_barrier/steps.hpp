@@ -33,6 +33,7 @@ struct Outcome {
     std::size_t parts = 0;      // groups that took part (discovered: those registered)
     std::size_t arrived = 0;    // after a give-up: groups that reached the step it waited at
     unsigned stuck_step = 0;
+    std::string stalled_before;  // a first try that gave up before all arrived (Steps::run)
     bool ok() const { return !gave_up && wrong == 0; }
     std::string text() const;   // "verified", "barrier gave up: ...", "WRONG: ..."
 };
@@ -45,6 +46,7 @@ class Steps {
 public:
     Steps(Env &env, std::size_t n, std::mt19937_64 &rng);
     // Runs `steps` steps with `groups` groups; reference results are cached per (steps, work).
+    // A give-up before every group arrived is tried once more.
     Outcome run(cl::Kernel &k, How how, std::size_t groups, const Workload &w,
                 bool discovered = false);
     // The discovery kernel alone: how many groups of w.wg registered, `launched` launched; 0 when
@@ -54,6 +56,8 @@ public:
     int discovery_tries = 0;  // how many kernels the last discover() ran
 
 private:
+    Outcome run_once(cl::Kernel &k, How how, std::size_t groups, const Workload &w,
+                     bool discovered);
     const std::vector<cl_uint> &want(unsigned steps, unsigned work);
     void zero(const cl::Buffer &b, std::size_t words);
     Env &env_;
