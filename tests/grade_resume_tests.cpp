@@ -228,6 +228,35 @@ TEST_CASE("--resume on one student's folder keeps an unchanged pass and grades a
     CHECK(cells(csv).at({"mine", "01"}).kind == "compile-error");
 }
 
+TEST_CASE("one student's grading in their checkout writes nothing there unless asked, and grades afresh") {
+    TempDir checkout;
+    write_text(checkout.path / "kernels" / kLab01, solution(kLab01));
+    const auto before = listing(checkout.path.string());
+    const std::vector<std::string> args{"--kernels", "kernels", "--labs", "01", "--quick"};
+    for (int run = 0; run < 2; ++run) {  // the second finds nothing of the first
+        CAPTURE(run);
+        const auto r = run_grader(args, 300, {}, checkout.path.string());
+        CAPTURE(r.out);
+        CAPTURE(r.err);
+        CHECK(r.exit_code == 0);
+        CHECK(contains(r.out, "1/1 passed\n"));
+        CHECK_FALSE(contains(r.out + r.err, "--resume"));
+        CHECK_FALSE(contains(r.out, "gradebook"));
+        CHECK(listing(checkout.path.string()) == before);
+    }
+    // Asked, it writes: the check above sees a file the grader adds.
+    const auto asked = run_grader({"--kernels", "kernels", "--labs", "01", "--quick", "--csv",
+                                   "gradebook.csv"}, 300, {}, checkout.path.string());
+    CHECK(asked.exit_code == 0);
+    CHECK(listing(checkout.path.string()) != before);
+    CHECK(cells((checkout.path / "gradebook.csv").string()).at({"kernels", "01"}).kind == "pass");
+    // --resume without a gradebook to resume is refused, naming the fix.
+    const auto resume = run_grader({"--kernels", "kernels", "--labs", "01", "--resume"}, 60, {},
+                                   checkout.path.string());
+    CHECK(resume.exit_code == 2);
+    CHECK(contains(resume.err, "give --csv FILE too"));
+}
+
 TEST_CASE("--students grades those students again and keeps every other row as it is") {
     TempDir dir;
     const fs::path klass = dir.path / "class";

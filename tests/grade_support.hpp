@@ -42,12 +42,15 @@ struct TempDir {
     std::string operator/(const std::string &rel) const { return (path / rel).string(); }
 };
 
+// `cwd`: the folder it runs in ("": ours).
 inline synclab::ProcessResult run_grader(const std::vector<std::string> &args, double timeout_s = 170,
-                                        std::map<std::string, std::string> env = {}) {
+                                        std::map<std::string, std::string> env = {},
+                                        const std::string &cwd = "") {
     std::vector<std::string> argv{test::lab(kGrader)};
     argv.insert(argv.end(), args.begin(), args.end());
     synclab::ProcessLimits limits;
     limits.timeout_s = timeout_s;
+    limits.cwd = cwd;
     env.emplace("SYNCLAB_KERNELS", "");
     return synclab::run_process(argv, env, limits);
 }

@@ -123,8 +123,8 @@ int run(int argc, char **argv) {
     if (settings.stress)
         settings.stress_gate = std::make_shared<grade::StressGate>(plan.jobs / synclab::kStressThreads);
     std::cout << "grading " << subs.size() << (opt.one ? " submission" : " submissions") << " x "
-              << labs.size() << " lab(s), " << plan.jobs << " at a time; gradebook " << out.csv
-              << (plan.resumed ? " (resumed)" : "") << ", JUnit reports in " << out.junit << "/\n"
+              << labs.size() << " lab(s), " << plan.jobs << " at a time"
+              << grade::outputs_text(out.csv + (plan.resumed ? " (resumed)" : ""), out.junit) << "\n"
               << std::flush;
 
     // Run and record.

@@ -75,7 +75,10 @@ A lab whose file is not in the folder is "missing". Demonstration variants (lab 
 are never graded; a variant no device here can run, and a run above the device's largest
 work-group, are "not checked (why)" (a lab with no run made is an error, never a pass).
 
-Outputs (never inside a submission):
+Outputs (never inside a submission). With --class the gradebook and the JUnit reports are
+written (default: gradebook.csv and junit/); with --kernels nothing is written unless asked
+(--csv, --junit, --gradescope, --prairielearn): a student grading their own checkout finds it
+as it was, and every run grades afresh.
   --csv FILE       the gradebook: student,lab,grade,kind,reason,seconds,points,max_points,
                    files_sha256 (a name or reason that a spreadsheet would run as a formula,
                    = + - @ first, gets a ' first); after each student's labs, a row whose lab
@@ -156,8 +159,10 @@ void add_options(cxxopts::Options &parser) {
          cxxopts::value<std::string>()->default_value("0"), "N")
         ("j,jobs", "labs graded at once (default: the CPUs this process may use: its affinity and its cgroup's quota)",
          cxxopts::value<std::string>(), "N")
-        ("csv", "gradebook CSV file", cxxopts::value<std::string>()->default_value("gradebook.csv"), "FILE")
-        ("junit", "folder for the JUnit XML reports", cxxopts::value<std::string>()->default_value("junit"), "DIR")
+        ("csv", "gradebook CSV file (default with --class: gradebook.csv; with --kernels: none)",
+         cxxopts::value<std::string>(), "FILE")
+        ("junit", "folder for the JUnit XML reports (default with --class: junit; with --kernels: "
+                  "none)", cxxopts::value<std::string>(), "DIR")
         ("gradescope", "Gradescope's results.json for one submission (--kernels)",
          cxxopts::value<std::string>(), "FILE")
         ("prairielearn", "PrairieLearn's results.json for one submission (--kernels)",
@@ -215,15 +220,17 @@ Options read_options(const cxxopts::ParseResult &o) {
     opt.seed_text = o["seed"].as<std::string>();
     opt.has_jobs = o.count("jobs") > 0;
     if (opt.has_jobs) opt.jobs_text = o["jobs"].as<std::string>();
-    opt.csv = o["csv"].as<std::string>();
-    opt.junit = o["junit"].as<std::string>();
-    for (auto [name, to] : {std::pair{"gradescope", &opt.gradescope},
+    for (auto [name, to] : {std::pair{"csv", &opt.csv}, std::pair{"junit", &opt.junit},
+                            std::pair{"gradescope", &opt.gradescope},
                             std::pair{"prairielearn", &opt.prairielearn}}) {
         if (!o.count(name)) continue;
         *to = o[name].as<std::string>();
         if (to->empty())
-            throw UsageError(std::string("--") + name + " is empty: give a file name, e.g. --" +
-                             name + " results.json");
+            throw UsageError(std::string("--") + name + " is empty: give a " +
+                             (to == &opt.junit ? "folder" : "file") + " name, e.g. --" + name + " " +
+                             (to == &opt.csv     ? "gradebook.csv"
+                              : to == &opt.junit ? "junit"
+                                                 : "results.json"));
     }
     opt.points = o["points"].as<std::string>();
     opt.resume = o.count("resume") > 0;
@@ -279,6 +286,15 @@ void check_options(Options &o) {
                          "gets its gradebook and JUnit reports)");
     if (o.resume && o.restart)
         throw UsageError("--resume keeps the gradebook's rows and --restart empties it: give one");
+    if (o.many) {  // a class always gets its gradebook and reports
+        if (o.csv.empty()) o.csv = "gradebook.csv";
+        if (o.junit.empty()) o.junit = "junit";
+    }
+    if ((o.resume || o.restart) && o.csv.empty())
+        throw UsageError(std::string("--") + (o.resume ? "resume" : "restart") +
+                         " acts on a gradebook, and one submission's grading writes none unless "
+                         "asked: give --csv FILE too, or leave out --" +
+                         (o.resume ? "resume" : "restart"));
     if (o.has_students) {
         if (!o.many)
             throw UsageError("--students picks students of a class: give it with --class DIR");

@@ -104,6 +104,7 @@ private:
 }  // namespace
 
 std::unique_ptr<Record> open_csv_record(const RecordSettings &s) {
+    if (s.csv.empty()) return nullptr;  // one submission's grading, no --csv
     return std::make_unique<CsvRecord>(s);
 }
 

@@ -71,6 +71,7 @@ private:
     void wait_rows();
     void join();
     std::size_t record_late();
+    std::string finished_text(std::size_t late) const;
     Outcome interrupted();
     Outcome out_of_time();
 };
@@ -227,11 +228,17 @@ std::size_t Scheduler::record_late() {
     return late;
 }
 
+// "N finished row(s) are in FILE", or, where no gradebook is written, "N lab(s) finished".
+std::string Scheduler::finished_text(std::size_t late) const {
+    const std::size_t n = ctx_.kept_rows + appended_ + late;
+    return ctx_.csv.empty() ? std::to_string(n) + " lab(s) finished"
+                            : std::to_string(n) + " finished row(s) are in " + ctx_.csv;
+}
+
 Outcome Scheduler::interrupted() {
     const std::size_t late = record_late();
-    std::cout << "\ninterrupted (" << strsignal(g_stop)
-              << "): " << ctx_.kept_rows + appended_ + late << " finished row(s) are in " << ctx_.csv
-              << "; run the same command with --resume to go on\n";
+    std::cout << "\ninterrupted (" << strsignal(g_stop) << "): " << finished_text(late)
+              << (ctx_.csv.empty() ? "" : "; run the same command with --resume to go on") << "\n";
     Outcome out;
     out.interrupted = true;
     return out;
@@ -256,8 +263,8 @@ Outcome Scheduler::out_of_time() {
     for (auto &record : ctx_.records) record->out_of_time(running);
     std::cout << "\nthe time budget" << (ctx_.budget_s ? " of " + seconds_text(ctx_.budget_s) + " s" : "")
               << " ran out" << (names.empty() ? "" : " while grading " + names) << ": "
-              << ctx_.kept_rows + appended_ + late << " finished row(s) are in " << ctx_.csv
-              << "; the rest were not graded (--resume grades them)\n";
+              << finished_text(late) << "; the rest were not graded"
+              << (ctx_.csv.empty() ? "" : " (--resume grades them)") << "\n";
     Outcome out;
     out.out_of_time = true;
     return out;

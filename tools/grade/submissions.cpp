@@ -107,30 +107,21 @@ std::vector<Submission> collect_submissions(bool one, const std::string &given) 
     return subs;
 }
 
-// Absolute (the grader works in its own folder), never inside a submission.
+// Absolute (the grader works in its own folder), never inside a submission; "" is not written.
 Outputs check_outputs(const Outputs &given, const std::vector<Submission> &subs) {
-    if (given.csv.empty()) throw UsageError("--csv is empty: give a file name");
-    if (given.junit.empty()) throw UsageError("--junit is empty: give a folder name");
-    const std::string csv = absolute(given.csv);
-    const std::string junit = absolute(given.junit);
-    Outputs out{csv, junit, "", ""};
-    for (auto [option, from, to] : {std::tuple{"--gradescope", &given.gradescope, &out.gradescope},
+    Outputs out;
+    for (auto [option, from, to] : {std::tuple{"--csv", &given.csv, &out.csv},
+                                    std::tuple{"--junit", &given.junit, &out.junit},
+                                    std::tuple{"--gradescope", &given.gradescope, &out.gradescope},
                                     std::tuple{"--prairielearn", &given.prairielearn, &out.prairielearn}}) {
         if (from->empty()) continue;
         *to = absolute(*from);
+        const bool folder = to == &out.junit;
         for (const auto &s : subs)
-            if (s.refused.empty() && inside(*to, s.dir))
-                throw UsageError(std::string(option) + " " + *to + " would be inside the submission " +
-                                 s.dir + ": give " + option + " FILE elsewhere");
-    }
-    for (const auto &s : subs) {
-        if (!s.refused.empty()) continue;
-        if (inside(csv, s.dir))
-            throw UsageError("the gradebook " + csv + " would be inside the submission " + s.dir +
-                             ": run from another folder or give --csv FILE elsewhere");
-        if (inside(junit, s.dir) || inside(s.dir, junit))
-            throw UsageError("the JUnit folder " + junit + " would be inside the submission " +
-                             s.dir + ": give --junit DIR elsewhere");
+            if (s.refused.empty() && (inside(*to, s.dir) || (folder && inside(s.dir, *to))))
+                throw UsageError(std::string(to == &out.csv ? "the gradebook " : option + std::string(" ")) +
+                                 *to + " would be inside the submission " + s.dir +
+                                 ": give " + option + (folder ? " DIR" : " FILE") + " elsewhere");
     }
     return out;
 }

@@ -9,6 +9,13 @@
 
 namespace grade {
 
+std::string outputs_text(const std::string &csv, const std::string &junit) {
+    std::string text;
+    if (!csv.empty()) text = "gradebook " + csv;
+    if (!junit.empty()) text += (text.empty() ? "" : ", ") + std::string("JUnit reports in ") + junit + "/";
+    return text.empty() ? "" : "; " + text;
+}
+
 int summarize(std::ostream &os, const std::vector<Submission> &subs,
               const std::vector<const Recipe *> &labs, std::vector<Result> all, std::size_t kept,
               const std::string &csv, const std::string &junit) {
@@ -27,7 +34,7 @@ int summarize(std::ostream &os, const std::vector<Submission> &subs,
                                       [](const Result &r) { return !r.passed(); });
     os << "\n" << all.size() - failed << "/" << all.size() << " passed"
        << (kept ? " (" + std::to_string(kept) + " kept from the gradebook)" : "")
-       << "; gradebook " << csv << ", JUnit reports in " << junit << "/\n";
+       << outputs_text(csv, junit) << "\n";
     return failed ? 1 : 0;
 }
 

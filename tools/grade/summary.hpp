@@ -10,6 +10,10 @@
 
 namespace grade {
 
+// Where the rows go: "; gradebook FILE, JUnit reports in DIR/", the part of it given, or ""
+// (one submission's grading writes neither unless asked).
+std::string outputs_text(const std::string &csv, const std::string &junit);
+
 // `all`: every row in gradebook order, `kept` of them from the gradebook. Returns 0 when every
 // row passed, else 1.
 int summarize(std::ostream &os, const std::vector<Submission> &subs,
