@@ -92,6 +92,8 @@ TEST_CASE("the grader grades every fixture as the fixture says and leaves the fo
         CHECK(contains(rows.at({"wild_write", "01"}).reason, "out-of-bounds"));
     }
     CHECK(contains(r.out, "FAIL timeout"));
+    // The lab's watchdog names the kernel it stopped.
+    CHECK(contains(rows.at({"endless_loop", "01"}).reason, "kernel reduceWithSync never finished"));
     CHECK(listing(folder) == before);
 }
 

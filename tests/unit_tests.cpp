@@ -756,4 +756,22 @@ TEST_CASE("a work-group above what a kernel reports is left to the launch, whose
     clear_kernel_limits();  // a device whose kernel reports less noted one just now
 }
 
+TEST_CASE("the default --timeout is a minute where work-groups wait for one another, five elsewhere") {
+    Declaration spin, plain;
+    spin.stress_schedules = 2;  // groups_wait: a lock or a barrier between groups
+    Options o;
+    CHECK(run_timeout(spin, o) == kSpinTimeout);
+    CHECK(kSpinTimeout == 60);
+    CHECK(run_timeout(plain, o) == 300);
+    o.stress = 3;  // a stress run's schedules take their time
+    CHECK(run_timeout(spin, o) == 300);
+    o.stress = 0;
+    o.timeout_given = true;  // as given, whatever the lab
+    o.timeout = 7;
+    CHECK(run_timeout(spin, o) == 7);
+    CHECK(run_timeout(plain, o) == 7);
+    o.timeout = 0;  // 0: no limit
+    CHECK(run_timeout(spin, o) == 0);
+}
+
 }  // TEST_SUITE

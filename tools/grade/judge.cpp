@@ -76,10 +76,11 @@ std::string seconds_text(double s) {
     return o.str();
 }
 
-static std::string hang_reason(double timeout_s) {
-    return "timed out after " + seconds_text(timeout_s) +
-           " s: a kernel that never finishes (an endless loop, or a barrier that not every "
-           "work-item reaches?)";
+// `kernel`: the one the lab's watchdog saw running ("" when the grader stopped the child).
+static std::string hang_reason(double timeout_s, const std::string &kernel = "") {
+    return "timed out after " + seconds_text(timeout_s) + " s: " +
+           (kernel.empty() ? "a kernel that never finishes" : "kernel " + kernel + " never finished") +
+           " (an endless loop, or a barrier that not every work-item reaches?)";
 }
 
 // Whether a child's verdict says all was verified, and it exited 0 as it says.
@@ -110,7 +111,7 @@ std::pair<Kind, std::string> classify(const Run &run, const std::string &kernels
                              ") disagrees with its " + p.describe()};
     const std::string message = clip(relative(v.message, kernels_dir));
     if (v.kind == "verified") return {Kind::None, ""};
-    if (v.kind == "timeout") return {Kind::Timeout, hang_reason(timeout_s)};  // its watchdog: --timeout
+    if (v.kind == "timeout") return {Kind::Timeout, hang_reason(timeout_s, v.where)};  // its watchdog
     if (v.kind == "crash") return {Kind::Crash, "crashed on the device: " + message};
     if (v.kind == "refused")
         return {Kind::Refused, (v.where.empty() ? "" : relative(v.where, kernels_dir) + ": ") + message};

@@ -94,14 +94,16 @@ public:
             if (behind)  // niced: it may have waited for a core far longer than it ran
                 std::snprintf(took, sizeof took, " (%.0f s by the clock, %.1f s of it on a core)",
                               wall, ran);
-            char message[400];
+            const std::string kernel = running_kernel();
+            const std::string which = kernel.empty() ? "a kernel" : "kernel " + kernel;
+            char message[600];
             std::snprintf(message, sizeof message,
-                          "stopped after %g s%s: a kernel did not finish (an endless loop, or a "
+                          "stopped after %g s%s: %s did not finish (an endless loop, or a "
                           "barrier that not every work-item reaches?); raise --timeout if the run "
-                          "is just long", seconds, took);
+                          "is just long", seconds, took, which.c_str());
             std::fprintf(stderr, "%s: %s\n", program.c_str(), message);
             std::fflush(stderr);
-            verdict::result(kWrong, "timeout", "", message);
+            verdict::result(kWrong, "timeout", kernel, message);  // where: the kernel running
             _exit(kWrong);
         });
     }
@@ -247,6 +249,15 @@ int run_stress(Lab &lab, const std::function<int(Lab &)> &body, int argc, char *
     return kOk;
 }
 
+}  // namespace
+
+double run_timeout(const Declaration &decl, const Options &opt) {
+    if (opt.timeout_given || opt.stress || !groups_wait(decl)) return opt.timeout;
+    return kSpinTimeout;
+}
+
+namespace {
+
 int run_once(int argc, char **argv, const Declaration &decl, const std::function<int(Lab &)> &body) {
     const std::string name = decl.executable();
     clear_kernel_limits();  // what an earlier line of a --batch noted is not this run's
@@ -279,6 +290,7 @@ int run_once(int argc, char **argv, const Declaration &decl, const std::function
             list_devices(std::cout);
             return kOk;
         }
+        opt.timeout = run_timeout(decl, opt);
         Watchdog watchdog(name, opt.timeout);
         if (opt.stress) set_stress_environment();  // before any OpenCL call
         Lab lab(decl, std::move(opt));

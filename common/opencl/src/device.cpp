@@ -352,7 +352,7 @@ Env::Env(const DeviceInfo &d, const std::vector<std::string> &oclgrind_off, bool
         throw;
     }
     for (const auto &name : ours) unsetenv(name.c_str());
-    queue = cl::CommandQueue(context, d.device, CL_QUEUE_PROFILING_ENABLE);
+    queue = Queue(cl::CommandQueue(context, d.device, CL_QUEUE_PROFILING_ENABLE));
 }
 
 Env::~Env() {
@@ -391,6 +391,37 @@ std::string Env::new_oclgrind_log() {
     }
     close(fd);
     return text;
+}
+
+namespace {
+
+// The kernel last enqueued, retained so that its name can be read after its owner let it go.
+std::mutex g_running_mutex;
+cl_kernel g_running = nullptr;
+
+}  // namespace
+
+cl_int Queue::enqueueNDRangeKernel(const cl::Kernel &kernel, const cl::NDRange &offset,
+                                   const cl::NDRange &global, const cl::NDRange &local,
+                                   const std::vector<cl::Event> *events, cl::Event *event) const {
+    {
+        std::lock_guard<std::mutex> lock(g_running_mutex);
+        if (g_running != kernel()) {
+            clRetainKernel(kernel());
+            if (g_running) clReleaseKernel(g_running);
+            g_running = kernel();
+        }
+    }
+    return cl::CommandQueue::enqueueNDRangeKernel(kernel, offset, global, local, events, event);
+}
+
+std::string running_kernel() {
+    std::lock_guard<std::mutex> lock(g_running_mutex);
+    if (!g_running) return "";
+    char name[256] = {0};
+    if (clGetKernelInfo(g_running, CL_KERNEL_FUNCTION_NAME, sizeof name - 1, name, nullptr) != CL_SUCCESS)
+        return "";
+    return name;
 }
 
 }  // namespace synclab

@@ -23,6 +23,7 @@ struct Options {
     std::string variant;      // --variant; the lab lists its own
     std::string csv;          // --csv FILE ("-" for stdout)
     double timeout = 300;     // --timeout S: a run that takes longer is stopped (0: never)
+    bool timeout_given = false;  // else the lab's default (kSpinTimeout where groups wait)
     bool describe = false;    // --describe: print the lab's declaration (declaration.hpp)
     std::string verdict;      // --verdict FILE: the machine-readable verdict (verdict.hpp)
     unsigned stress = 0;      // --stress N: N seeded delay schedules, one after another (stress.hpp)
@@ -32,6 +33,7 @@ struct Options {
 };
 
 using protocol::kMaxTimeout;  // --timeout's largest
+constexpr double kSpinTimeout = 60;  // --timeout's default where work-groups wait for one another
 
 // A parser with the shared options already added; a lab adds its own to it.
 cxxopts::Options make_parser(const std::string &program, const std::string &description,

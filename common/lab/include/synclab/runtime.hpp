@@ -8,6 +8,12 @@ namespace synclab {
 
 class Lab;
 struct Declaration;
+struct Options;
+
+// The run's --timeout in seconds: as given, else kSpinTimeout in a lab whose work-groups wait for
+// one another (a lock or barrier that never lets go shows within a minute; every run of those
+// labs but a stress run ends in seconds), else Options' own default.
+double run_timeout(const Declaration &decl, const Options &opt);
 
 // Parses the shared options, handles --help, --describe and --list-devices, picks the device,
 // runs body, and turns every exception into one line, an exit code and a verdict record.

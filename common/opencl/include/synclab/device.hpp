@@ -46,6 +46,23 @@ void list_devices(std::ostream &os);
 // (and names none of them in full) throws UsageError that lists each match with its P:D.
 DeviceInfo select_device(const std::string &spec);
 
+// An in-order queue that remembers the kernel it was last given (running_kernel()), so that a
+// run stopped by a watchdog can name the kernel that did not finish. Everything else is
+// cl::CommandQueue's.
+class Queue : public cl::CommandQueue {
+public:
+    Queue() = default;
+    explicit Queue(const cl::CommandQueue &q) : cl::CommandQueue(q) {}
+    cl_int enqueueNDRangeKernel(const cl::Kernel &kernel, const cl::NDRange &offset,
+                                const cl::NDRange &global, const cl::NDRange &local = cl::NullRange,
+                                const std::vector<cl::Event> *events = nullptr,
+                                cl::Event *event = nullptr) const;
+};
+
+// The function name of the kernel a Queue of this process was last given ("" before any): the
+// one running, or the last to run, when the host waits. Safe from any thread.
+std::string running_kernel();
+
 // A device, its context and an in-order queue with profiling on.
 struct Env {
     DeviceInfo info;
@@ -54,7 +71,7 @@ struct Env {
     // kernel library, about half a second) and builds each source once (build_program).
     // Oclgrind reads its settings when a context is made: each Env on it gets its own.
     cl::Context context;
-    cl::CommandQueue queue;
+    Queue queue;
     // On Oclgrind, the file its reports go to: the caller's OCLGRIND_LOG, else a private
     // temporary file removed with the Env. Empty on other devices.
     std::string oclgrind_log;
