@@ -155,18 +155,6 @@ std::vector<std::string> left_out() {
     return out;
 }
 
-// Waits at most `seconds` for `pid` to end: its exit code, or -1 (then it is killed).
-int exit_within(pid_t pid, int seconds) {
-    int status = 0;
-    for (int i = 0; i < seconds * 10; ++i) {
-        if (waitpid(pid, &status, WNOHANG) == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    kill(pid, SIGKILL);
-    waitpid(pid, nullptr, 0);
-    return -1;
-}
-
 // Lab 02's solution with a loop no work-item leaves: it runs until something stops it.
 void lab02_that_never_ends(const fs::path &to) {
     std::string text = read_file(test::source("solutions/02_host_final_sum.cl"));

@@ -3,12 +3,16 @@
 #include <doctest/doctest.h>
 
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
 #include <spawn.h>
 #include <sstream>
+#include <chrono>
+#include <thread>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -110,6 +114,18 @@ inline std::map<std::string, std::uintmax_t> listing(const std::string &dir) {
     for (const auto &e : fs::recursive_directory_iterator(dir))
         out[e.path().string()] = e.is_regular_file() ? e.file_size() : 0;
     return out;
+}
+
+// Waits at most `seconds` for `pid` to end: its exit code, or -1 (then it is killed).
+inline int exit_within(pid_t pid, int seconds) {
+    int status = 0;
+    for (int i = 0; i < seconds * 10; ++i) {
+        if (waitpid(pid, &status, WNOHANG) == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+    return -1;
 }
 
 // Starts argv in the background (its environment ours plus `env`) with stdout and stderr going to

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "catalog.hpp"      // labs
+#include "merge.hpp"        // --merge
 #include "options.hpp"      // options
 #include "plan.hpp"         // plan
 #include "record.hpp"       // records: gradebook, JUnit, platforms
@@ -26,18 +27,24 @@ namespace fs = std::filesystem;
 
 namespace {
 
+grade::Gradebook::Mode gradebook_mode(const grade::Options &opt) {
+    return opt.resume    ? grade::Gradebook::Mode::resume
+           : opt.restart ? grade::Gradebook::Mode::restart
+                         : grade::Gradebook::Mode::fresh;
+}
+
 // What every record is opened with.
 grade::RecordSettings record_settings(const grade::Options &opt, const grade::Outputs &out,
                                       const std::vector<grade::Submission> &subs,
+                                      const std::vector<std::string> &klass,
                                       const std::vector<const grade::Recipe *> &labs,
                                       const grade::Catalog &catalog) {
     grade::RecordSettings r;
     r.csv = out.csv;
     r.junit = out.junit;
-    r.mode = opt.resume    ? grade::Gradebook::Mode::resume
-             : opt.restart ? grade::Gradebook::Mode::restart
-                           : grade::Gradebook::Mode::fresh;
+    r.mode = gradebook_mode(opt);
     for (const auto &s : subs) r.students.push_back(s.student);
+    r.class_students = klass;
     r.gradescope = out.gradescope;
     r.prairielearn = out.prairielearn;
     r.labs = labs;
@@ -63,6 +70,12 @@ int run(int argc, char **argv) {
         std::cout << opt.help_text;
         return 0;
     }
+    if (opt.merge) {  // grades nothing: the shards' gradebooks joined
+        grade::check_merge_options(opt);
+        grade::merge_gradebooks(opt.inputs, fs::absolute(opt.csv).string(), gradebook_mode(opt),
+                                std::cout);
+        return 0;
+    }
 
     // Labs.
     const grade::Catalog catalog = grade::find_labs(&grade::g_stop_flag);
@@ -75,8 +88,15 @@ int run(int argc, char **argv) {
     const std::vector<const grade::Recipe *> labs =
         grade::select_labs(catalog, opt.has_labs, opt.labs);
 
-    // Submissions, and the outputs outside them.
-    const std::vector<grade::Submission> subs = grade::collect_submissions(opt.one, opt.folder);
+    // Submissions (a shard's slice of the class), and the outputs outside them.
+    std::vector<grade::Submission> subs = grade::collect_submissions(opt.one, opt.folder);
+    std::vector<std::string> klass;
+    for (const auto &s : subs) klass.push_back(s.student);
+    if (opt.shard_count) {
+        subs = grade::shard_of(subs, opt.shard_index, opt.shard_count);
+        std::cout << "shard " << opt.shard_index << "/" << opt.shard_count << ": " << subs.size()
+                  << " of the class's " << klass.size() << " student(s)\n";
+    }
     const std::set<std::string> only =
         opt.has_students ? grade::named_students(opt.students, subs) : std::set<std::string>{};
     const grade::Outputs out =
@@ -102,7 +122,7 @@ int run(int argc, char **argv) {
 
     // Records: every output is checked before the first student (a platform's results file is
     // written "not finished" already), and the gradebook is ours alone from here to the end.
-    grade::Records records = grade::open_records(record_settings(opt, out, subs, labs, catalog));
+    grade::Records records = grade::open_records(record_settings(opt, out, subs, klass, labs, catalog));
     std::vector<grade::Result> kept;
     for (const auto &record : records)
         for (auto &r : record->kept()) kept.push_back(std::move(r));

@@ -115,6 +115,14 @@ Exit codes: 0 every graded lab passed, 1 something failed or was missing, 2 usag
 gradebook that cannot be written), 128 + the signal's number when interrupted
 (130 for Ctrl-C, 143 for SIGTERM); the gradebook keeps the finished rows.
 
+A class beyond one machine: --shard I/N grades the students at sorted positions I, I+N, ...
+(every shard must see the same class folder); give each shard its own --csv (default
+gradebook-I-of-N.csv) and one --junit folder for all (each student has a file of its own).
+Then --merge joins the shards' gradebooks, each finished, into one:
+  synclab-grade --merge --csv gradebook.csv gradebook-1-of-3.csv gradebook-2-of-3.csv gradebook-3-of-3.csv
+A student in two of them, a shard not finished (a student with no total row) or shards that
+graded different labs are refused (exit 2); the rows are in student, lab order as one run's.
+
 Examples:
   synclab-grade --kernels kernels --labs 01
   synclab-grade --class submissions/ --csv week3.csv --junit week3-junit --timeout 20
@@ -199,6 +207,11 @@ void add_options(cxxopts::Options &parser) {
         ("no-sandbox", "grade without bubblewrap: each lab then runs with the grader's own "
                        "privileges and can read whatever the grader can (needed for --class "
                        "when there is no sandbox)")
+        ("shard", "with --class: grade one slice of the class, I of N (students at sorted "
+                  "positions I, I+N, ...), e.g. --shard 2/8", cxxopts::value<std::string>(), "I/N")
+        ("merge", "join the finished gradebooks given after the options (shards of one class) "
+                  "into --csv, grading nothing")
+        ("inputs", "", cxxopts::value<std::vector<std::string>>())
         ("list-labs", "list the labs this build can grade (id, executable, kernel file, points; "
                       "--labs and --points choose), then exit")
         ("h,help", "show this help");
@@ -249,6 +262,9 @@ Options read_options(const cxxopts::ParseResult &o) {
     opt.gradescope_stdout_visibility = o["gradescope-stdout-visibility"].as<std::string>();
     opt.has_visibility = o.count("gradescope-visibility") + o.count("gradescope-stdout-visibility") > 0;
     if (o.count("note")) opt.note = o["note"].as<std::string>();
+    if (o.count("shard")) opt.shard_text = o["shard"].as<std::string>();
+    opt.merge = o.count("merge") > 0;
+    if (o.count("inputs")) opt.inputs = o["inputs"].as<std::vector<std::string>>();
     return opt;
 }
 
@@ -259,6 +275,7 @@ Options parse_options(int argc, char **argv) {
                             "Grades students' lab kernels: runs each lab as a child process, "
                             "checks its answers and its races, and writes a gradebook.");
     add_options(parser);
+    parser.parse_positional({"inputs"});
     cxxopts::ParseResult o;
     try {
         o = parser.parse(argc, argv);
@@ -267,6 +284,9 @@ Options parse_options(int argc, char **argv) {
     }
     if (!o.unmatched().empty())
         throw UsageError("unexpected argument '" + o.unmatched().front() + "' (see --help)");
+    if (o.count("inputs") && !o.count("merge"))
+        throw UsageError("unexpected argument '" + o["inputs"].as<std::vector<std::string>>().front() +
+                         "' (see --help; only --merge takes files after its options)");
     if (o.count("help")) {
         Options opt;
         opt.help = true;
@@ -274,6 +294,37 @@ Options parse_options(int argc, char **argv) {
         return opt;
     }
     return read_options(o);
+}
+
+namespace {
+
+// --shard I/N: with --class, 1 <= I <= N <= 10000.
+void check_shard(Options &o) {
+    if (o.shard_text.empty()) return;
+    if (!o.many) throw UsageError("--shard slices a class: give it with --class DIR");
+    std::smatch m;
+    if (!std::regex_match(o.shard_text, m, std::regex("([0-9]{1,5})/([0-9]{1,5})")))
+        throw UsageError("--shard '" + o.shard_text + "' is not I/N: give e.g. --shard 2/8 (the "
+                         "second of eight slices)");
+    o.shard_index = static_cast<unsigned>(std::stoul(m[1]));
+    o.shard_count = static_cast<unsigned>(std::stoul(m[2]));
+    if (o.shard_count < 1 || o.shard_count > 10000 || o.shard_index < 1 || o.shard_index > o.shard_count)
+        throw UsageError("--shard " + o.shard_text + " is out of range: I from 1 to N, N from 1 to 10000");
+}
+
+}  // namespace
+
+void check_merge_options(const Options &o) {
+    if (o.one || o.many)
+        throw UsageError("--merge joins gradebooks and grades nothing: leave out --kernels and --class");
+    if (o.csv.empty())
+        throw UsageError("--merge needs --csv FILE: the gradebook it writes");
+    if (o.resume || o.has_students || !o.shard_text.empty())
+        throw UsageError("--merge writes its gradebook whole from the shards': leave out --resume, "
+                         "--students and --shard");
+    if (o.inputs.size() < 1)
+        throw UsageError("--merge has no gradebooks to join: name them after the options, e.g. "
+                         "--merge --csv all.csv gradebook-1-of-2.csv gradebook-2-of-2.csv");
 }
 
 void check_options(Options &o) {
@@ -286,8 +337,12 @@ void check_options(Options &o) {
                          "gets its gradebook and JUnit reports)");
     if (o.resume && o.restart)
         throw UsageError("--resume keeps the gradebook's rows and --restart empties it: give one");
-    if (o.many) {  // a class always gets its gradebook and reports
-        if (o.csv.empty()) o.csv = "gradebook.csv";
+    check_shard(o);
+    if (o.many) {  // a class always gets its gradebook and reports; a shard its own gradebook
+        if (o.csv.empty())
+            o.csv = o.shard_count ? "gradebook-" + std::to_string(o.shard_index) + "-of-" +
+                                        std::to_string(o.shard_count) + ".csv"
+                                  : "gradebook.csv";
         if (o.junit.empty()) o.junit = "junit";
     }
     if ((o.resume || o.restart) && o.csv.empty())

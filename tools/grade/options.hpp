@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace grade {
 
@@ -40,6 +41,11 @@ struct Options {
     std::string gradescope_visibility = "visible", gradescope_stdout_visibility = "hidden";
     bool has_visibility = false;
     std::string note;
+    // --shard I/N: grade the class's students at sorted positions I, I+N, I+2N, ... (1-based).
+    std::string shard_text;
+    // --merge: join the gradebooks named by `inputs` into --csv, grading nothing.
+    bool merge = false;
+    std::vector<std::string> inputs;  // the command line's arguments that are no option's
     // Set by check_options:
     double timeout = 60;
     std::size_t memory_mib = 4096;
@@ -47,6 +53,7 @@ struct Options {
     unsigned jobs = 1;
     unsigned stress = 0;  // --stress N: schedules per lab that declares them (0: its own number)
     double budget = 0;    // --budget S (0: none)
+    unsigned shard_index = 0, shard_count = 0;  // --shard I/N (0: the whole class)
 };
 
 // The command line as given; a malformed one throws UsageError with one line.
@@ -54,5 +61,8 @@ Options parse_options(int argc, char **argv);
 
 // Modes and numbers: throws UsageError with one line for the first one wrong.
 void check_options(Options &o);
+
+// --merge's: its gradebooks and --csv; throws UsageError with one line.
+void check_merge_options(const Options &o);
 
 }  // namespace grade

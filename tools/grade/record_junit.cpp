@@ -3,6 +3,7 @@
 // --students) keeps its report as it was; one graded in part keeps its kept labs' testcases.
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "record.hpp"
@@ -19,7 +20,11 @@ public:
     // class up front, so a resumed run writes the same files.
     explicit JunitRecord(const RecordSettings &s) : dir_(s.junit) {
         check_junit_dir(dir_);
-        files_ = junit_names(s.students);
+        const auto &klass = s.class_students.empty() ? s.students : s.class_students;
+        const std::vector<std::string> files = junit_names(klass);
+        std::map<std::string, std::string> file_of;
+        for (std::size_t i = 0; i < klass.size(); ++i) file_of[klass[i]] = files[i];
+        for (const auto &student : s.students) files_.push_back(file_of.at(student));
     }
 
     // XML 1.0 holds no control character but tab and line breaks (not even as &#27;), no byte

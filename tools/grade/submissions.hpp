@@ -30,6 +30,10 @@ struct Outputs {
     std::string csv, junit;
     std::string gradescope, prairielearn;
 };
+// --shard I/N: the submissions at positions I, I+N, I+2N, ... (1-based) of `subs`, which
+// collect_submissions gave in name order.
+std::vector<Submission> shard_of(const std::vector<Submission> &subs, unsigned index, unsigned count);
+
 Outputs check_outputs(const Outputs &given, const std::vector<Submission> &subs);
 
 // Where a submission's kernel files are: its folder, or the kernels/ inside it.

@@ -1,0 +1,109 @@
+// synclab-grade beyond one machine: --shard I/N grades a slice of a class, and --merge joins the
+// slices' gradebooks into the one a single run writes (the JUnit reports share one folder).
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "grade_support.hpp"
+
+namespace fs = std::filesystem;
+using namespace gradetest;
+
+namespace {
+
+std::string solution(const std::string &file) { return read_file(test::source("solutions/" + file)); }
+
+const std::string kLab01 = "01_workgroup_reduce.cl", kLab02 = "02_host_final_sum.cl";
+
+// What a gradebook grades, leaving out the time each row took: (student, lab, grade, kind,
+// points, max_points), total rows included.
+std::set<std::tuple<std::string, std::string, std::string, std::string, std::string, std::string>>
+grades(const std::string &csv) {
+    std::set<std::tuple<std::string, std::string, std::string, std::string, std::string, std::string>> out;
+    for (const auto &r : read_gradebook(csv, true))
+        out.insert({r.student, r.lab, r.grade, r.kind, r.points, r.max_points});
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("three shards graded at once merge into the gradebook one run writes, JUnit names unclashed") {
+    TempDir dir;
+    const fs::path klass = dir.path / "class";
+    // "Ann" and "ann" would both be ann.xml: shards 1 and 2 hold one each.
+    for (const char *s : {"Ann", "ann", "bob", "cat", "dan"}) {
+        write_text(klass / s / kLab01, solution(kLab01));
+        write_text(klass / s / kLab02, solution(kLab02));
+    }
+    write_text(klass / "ann" / kLab02, "int not_finished =\n" + solution(kLab02));
+    fs::remove(klass / "cat" / kLab01);
+    const std::vector<std::string> common{"--class", klass.string(), "--labs", "01,02", "--quick",
+                                          "--seed", "3", "-j", "1"};
+    std::vector<pid_t> pids;
+    for (int i = 1; i <= 3; ++i) {
+        std::vector<std::string> args{test::lab(kGrader)};
+        args.insert(args.end(), common.begin(), common.end());
+        for (const std::string &a : {std::string("--shard"), std::to_string(i) + "/3", std::string("--csv"),
+                                     dir / ("shard-" + std::to_string(i) + ".csv"), std::string("--junit"),
+                                     dir / "junit"})
+            args.push_back(a);
+        pids.push_back(spawn_logged(args, dir / ("shard-" + std::to_string(i) + ".log"), {{"SYNCLAB_KERNELS", ""}}));
+    }
+    for (int i = 0; i < 3; ++i) {
+        CAPTURE(read_file(dir / ("shard-" + std::to_string(i + 1) + ".log")));
+        CHECK(exit_within(pids[i], 300) == (i == 2 ? 0 : 1));  // shard 3 holds bob alone
+    }
+    CHECK(contains(read_file(dir / "shard-1.log"), "shard 1/3: 2 of the class's 5 student(s)"));
+    std::vector<std::string> merge{"--merge", "--csv", dir / "merged.csv"};
+    for (int i = 1; i <= 3; ++i) merge.push_back(dir / ("shard-" + std::to_string(i) + ".csv"));
+    const auto merged = run_grader(merge, 60);
+    CAPTURE(merged.err);
+    CHECK(merged.exit_code == 0);
+    CHECK(contains(merged.out, "merged 3 gradebook(s): 5 student(s), 8/10 lab row(s) passed"));
+    // One run of the whole class: the same grades, students in the same order.
+    const auto whole = run_grader([&] {
+        auto a = common;
+        for (const std::string &x : {std::string("--csv"), dir / "whole.csv", std::string("--junit"), dir / "junit-whole"})
+            a.push_back(x);
+        return a;
+    }(), 300);
+    CHECK(whole.exit_code == 1);
+    CHECK(grades(dir / "merged.csv") == grades(dir / "whole.csv"));
+    std::vector<std::string> order_merged, order_whole;
+    for (const auto &r : read_gradebook(dir / "merged.csv", true)) order_merged.push_back(r.student + "/" + r.lab);
+    for (const auto &r : read_gradebook(dir / "whole.csv", true)) order_whole.push_back(r.student + "/" + r.lab);
+    CHECK(order_merged == order_whole);
+    // The shards' JUnit reports are the whole run's files: five, none written over.
+    std::set<std::string> shard_files, whole_files;
+    for (const auto &e : fs::directory_iterator(dir / "junit")) shard_files.insert(e.path().filename());
+    for (const auto &e : fs::directory_iterator(dir / "junit-whole")) whole_files.insert(e.path().filename());
+    CHECK(shard_files.size() == 5);
+    CHECK(shard_files == whole_files);
+    CHECK(contains(read_file(dir / "junit/ann-2.xml") + read_file(dir / "junit/ann.xml"), "compile-error"));
+
+    // What merge refuses, each with exit 2 and the fix: a student in two gradebooks, a shard not
+    // finished (no total row), shards of other labs, a file named twice.
+    auto refused = [&](std::vector<std::string> files, const std::string &why) {
+        std::vector<std::string> a{"--merge", "--csv", dir / "refused.csv"};
+        a.insert(a.end(), files.begin(), files.end());
+        const auto r = run_grader(a, 60);
+        CAPTURE(r.err);
+        CHECK(r.exit_code == 2);
+        CHECK(contains(r.err, why));
+        CHECK_FALSE(fs::exists(dir / "refused.csv"));
+    };
+    refused({dir / "shard-1.csv", dir / "whole.csv"}, "is in both");
+    const std::string text = read_file(dir / "shard-3.csv");
+    write_text(dir / "cut.csv", text.substr(0, text.find("bob,total")));
+    refused({dir / "shard-1.csv", dir / "cut.csv"}, "is not finished (student bob has no total row)");
+    std::string other = text;
+    for (std::size_t at; (at = other.find("bob,02,")) != std::string::npos;)
+        other.erase(at, other.find('\n', at) + 1 - at);
+    write_text(dir / "other-labs.csv", other);
+    refused({dir / "shard-1.csv", dir / "other-labs.csv"}, "the shards graded different labs");
+    refused({dir / "shard-1.csv", dir / "shard-1.csv"}, "is named twice");
+}
