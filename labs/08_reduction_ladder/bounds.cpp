@@ -26,9 +26,10 @@ Bounds measure_bounds(Env &env, const Ladder &l, const std::vector<float> &hx) {
         throw UsageError(std::string("the ") + (b.read.verified ? "copy" : "read") + " probe "
                          "went wrong on " + dev.name + ": this device cannot be measured; try "
                          "another --device");
+    // The copy's figure is a copy's bound (lab 10's), shown beside: a reduction may pass it.
     for (const Probe *p : {&b.read, &b.copy})
-        std::printf("bound: %s probe, float4 grid-stride, %zu groups of %zu, %s: %.1f MiB %s in "
-                    "%.4f ms = %.1f GB/s\n", p == &b.read ? "read" : "copy", p->shape.groups,
+        std::printf("%s probe, float4 grid-stride, %zu groups of %zu, %s: %.1f MiB %s in "
+                    "%.4f ms = %.1f GB/s\n", p == &b.read ? "bound: read" : "beside it: copy", p->shape.groups,
                     p->shape.wg, p->shape.blocked ? "blocked" : "interleaved",
                     p->bytes / 1048576.0, p == &b.read ? "read" : "read and written (counted both)",
                     p->ms, p->gbps);
