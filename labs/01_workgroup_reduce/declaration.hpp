@@ -16,5 +16,7 @@ inline const synclab::Declaration kLab{
     .grading = {{"--exact", "--trials", "3", "--groups", "0"},
                 {"--exact", "--trials", "2", "--groups", "3", "--wg", "1"},
                 {"--exact", "--trials", "2", "--groups", "2", "--wg", "1024"}},
-    .race_checks = {{"--wg", "64"}},
+    // One group, as the lecture runs it, then three: a kernel that behaves only when it runs
+    // alone is caught by the second.
+    .race_checks = {{"--wg", "64"}, {"--wg", "16", "--groups", "3"}},
 };

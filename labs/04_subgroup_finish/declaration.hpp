@@ -21,7 +21,8 @@ inline const synclab::Declaration kLab{
                 {"--exact", "--trials", "3", "--groups", "3", "--wg", "128", "--simd", "64"},
                 {"--exact", "--trials", "2", "--groups", "3", "--wg", "1", "--simd", "1"},
                 {"--exact", "--trials", "2", "--groups", "2", "--wg", "1024", "--simd", "16"}},
-    .race_checks = {{"--wg", "64"}},
+    // One group, then three: a kernel that behaves only when it runs alone is caught by the second.
+    .race_checks = {{"--wg", "64"}, {"--wg", "32", "--groups", "3"}},
     .build_per_size = true,  // -D SUBGROUP_SIZE, a new one in each grading run
     .options =
         [](cxxopts::Options &p) {
