@@ -218,11 +218,13 @@ std::string dynamic_kind(const Tree &t, const grade::Recipe &lab, const std::str
 }
 
 // The first of Oclgrind's kinds in the grader's order, over every graded variant; "pass": none.
+// A race check's wrong answer with no finding fails as one, as the grader's does.
 std::string oclgrind_kind(const Tree &t, const grade::Recipe &lab, const std::string &dir) {
     int best = synclab::kOclgrindNotFailing;
-    for (const auto &f : race_check(t, lab, dir, graded_variants(lab)).findings)
-        best = std::min(best, synclab::oclgrind_priority(f.kind));
-    return best < synclab::kOclgrindNotFailing ? synclab::kOclgrindFailingKinds[best] : "pass";
+    const RaceCheck r = race_check(t, lab, dir, graded_variants(lab));
+    for (const auto &f : r.findings) best = std::min(best, synclab::oclgrind_priority(f.kind));
+    if (best < synclab::kOclgrindNotFailing) return synclab::kOclgrindFailingKinds[best];
+    return r.outcome.verdict.kind == "wrong" ? "wrong-answer" : "pass";
 }
 
 }  // namespace

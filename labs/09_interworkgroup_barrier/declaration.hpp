@@ -32,8 +32,11 @@ inline const synclab::Declaration kLab{
                 {"--wg", "1", "-n", "61", "--steps", "16"},
                 {"--wg", "256", "-n", "3001", "--steps", "12", "--work", "3"},
                 {"-n", "777", "--steps", "12", "--groups", "1"}},
-    // Four groups at once on Oclgrind (oclgrind_groups), so hbcheck sees them meet at every barrier.
-    .race_checks = {{"-n", "64", "--wg", "16", "--steps", "3", "--groups", "4"}},
+    // Four groups at once on Oclgrind (oclgrind_groups), so hbcheck sees them meet at every barrier;
+    // then three, a count that is neither a square nor a power of two (a barrier built on
+    // sqrt(groups) counters must not assume them full).
+    .race_checks = {{"-n", "64", "--wg", "16", "--steps", "3", "--groups", "4"},
+                    {"-n", "61", "--wg", "16", "--steps", "3", "--groups", "3"}},
     .oclgrind_groups = 4,  // groups that wait for one another meet; hbcheck judges their fences
     // Stress schedules: the four barriers students write, over the groups discovery finds.
     // `discovered` is the decentralized barrier again, behind a second discovery: left out. Two
