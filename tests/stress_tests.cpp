@@ -4,9 +4,11 @@
 #include "grade_support.hpp"
 #include "grade/grade.hpp"  // dynamic_run_env, stress_run_env
 #include "synclab/process.hpp"
+#include "synclab/cpus.hpp"
 #include "synclab/stress.hpp"
 
 #include <doctest/doctest.h>
+#include <sched.h>
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -261,6 +263,63 @@ TEST_CASE("--warm-up builds what the stress run then finds in POCL's cache, and 
 }  // TEST_SUITE
 
 TEST_SUITE("unit") {
+
+// Runs `body` with this process (and the children it starts) allowed its first CPU alone, as a
+// 1-vCPU container or `taskset -c 0`; false (body not run) where affinity cannot be set.
+template <class Body>
+bool on_one_cpu(Body body) {
+    cpu_set_t all, one;
+    if (sched_getaffinity(0, sizeof all, &all) != 0) return false;
+    CPU_ZERO(&one);
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+        if (CPU_ISSET(c, &all)) {
+            CPU_SET(c, &one);
+            break;
+        }
+    if (sched_setaffinity(0, sizeof one, &one) != 0) return false;
+    body();
+    sched_setaffinity(0, sizeof all, &all);
+    return true;
+}
+
+TEST_CASE("on one CPU a stress run's holds last a time slice, and find what the short holds miss there") {
+    // The prelude: the short holds where the threads have CPUs of their own, the long ones on one.
+    const std::string shared = "#define SYNCLAB_STRESS_IDLE 4194304u\n";
+    if (synclab::usable_cpus() >= synclab::kStressThreads) {
+        CHECK_FALSE(synclab::cpus_shared());
+        CHECK(synclab::stress_prelude().find(shared) == std::string::npos);
+    } else {
+        MESSAGE("this process has one CPU: the short holds are not checked");
+    }
+    // The release-before-reset barrier passes the short holds on one CPU (a held group's window
+    // closes before the operating system lets the others run); with the long holds it fails, and
+    // the solution still passes.
+    const std::string bug = test::stress_class() + "/09_release_before_reset";
+    TempDir sol;
+    fs::copy(test::source("solutions/09_interworkgroup_barrier.cl"), sol.path / "09_interworkgroup_barrier.cl");
+    auto stress = [&](const std::string &kernels, int seed) {
+        const std::vector<std::string> argv{test::lab("lab09_interworkgroup_barrier"), "--kernels", kernels,
+                                            "--variant", "centralized", "--steps", "32", "--stress", "2",
+                                            "--seed", std::to_string(seed), "--timeout", "120"};
+        synclab::ProcessLimits limits;
+        limits.timeout_s = 170;
+        return synclab::run_process(argv, grade::dynamic_run_env(synclab::Declaration{}), limits);
+    };
+    const bool ran = on_one_cpu([&] {
+        CHECK(synclab::cpus_shared());
+        CHECK(synclab::stress_prelude().find(shared) != std::string::npos);
+        for (int seed : {11, 22}) {
+            CAPTURE(seed);
+            const auto wrong = stress(bug, seed), right = stress(sol.path.string(), seed);
+            CAPTURE(wrong.out);
+            CAPTURE(right.out);
+            CHECK(wrong.exit_code == 1);
+            CHECK(contains(wrong.out, "stress schedule"));
+            CHECK(right.exit_code == 0);
+        }
+    });
+    if (!ran) MESSAGE("this process's CPU affinity cannot be set: the one-CPU runs are not checked");
+}
 
 TEST_CASE("set_stress_environment sets the grader's stress settings where unset, keeps the caller's") {
     const char *const names[] = {"POCL_WORK_GROUP_SPECIALIZATION", "POCL_MAX_PTHREAD_COUNT",

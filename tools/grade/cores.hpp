@@ -42,11 +42,6 @@ private:
     unsigned beside_ = 0, waiting_ = 0;  // children beside; stress runs waiting for a slot
 };
 
-// The CPUs this process may use: those its affinity allows (taskset, a container's cpuset), no
-// more than its cgroup's CPU quota (cpu.max; cgroup v1's cfs quota) rounded up; at least 1. The
-// grader's default -j.
-unsigned usable_cpus();
-
 // What a child process does in a grading: a check (dynamic runs, a race check), a stress run, or
 // a stress run's build (--warm-up), which grades nothing.
 enum class Role { Check, Stress, WarmUp };

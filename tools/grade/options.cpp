@@ -11,6 +11,7 @@
 
 #include <cxxopts.hpp>
 
+#include "synclab/cpus.hpp"
 #include "synclab/errors.hpp"
 #include "synclab/protocol.hpp"  // kMaxTimeout
 
@@ -378,7 +379,7 @@ void check_options(Options &o) {
     if (!std::regex_match(o.seed_text, std::regex("[0-9]{1,19}")))
         throw UsageError("--seed '" + o.seed_text + "' is not a whole number (e.g. --seed 11)");
     o.seed = std::stoull(o.seed_text);
-    o.jobs = usable_cpus();
+    o.jobs = synclab::usable_cpus();
     if (o.has_jobs)
         o.jobs = static_cast<unsigned>(number_option("jobs", o.jobs_text, "jobs", 1, 256,
                                                      "one lab at a time is the least"));

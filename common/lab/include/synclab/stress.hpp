@@ -23,7 +23,11 @@ constexpr unsigned kStressThreads = 2;
 // build, for every schedule of a process: a kernel reads the schedule's seed at run time from
 // this process's memory (set_stress_schedule), which only POCL's CPU device, running kernels in
 // the process itself, can; --stress is refused on every other device.
+// Where fewer CPUs than kStressThreads are usable (cpus_shared), its holds last past a time slice.
 std::string stress_prelude();
+
+// Whether a stress run's threads must share CPUs: usable_cpus() < kStressThreads.
+bool cpus_shared();
 
 // The schedule the kernels built with stress_prelude() follow from their next launch on.
 void set_stress_schedule(std::uint64_t seed);
