@@ -1,5 +1,5 @@
-// lab08_reduction_ladder: the bandwidth arithmetic, the copy probe and the host peer on their
-// own; every rung right for awkward sizes on every device; the starter's unwritten rungs
+// lab08_reduction_ladder: the bandwidth arithmetic, the copy and read probes and the host peers
+// on their own; every rung right for awkward sizes on every device; the starter's unwritten rungs
 // reported. Nothing here asserts a speed.
 #include <doctest/doctest.h>
 
@@ -12,6 +12,7 @@
 #include <sstream>
 #include <unistd.h>
 
+#include "08_reduction_ladder/cpu_peers.hpp"
 #include "support.hpp"
 #include "synclab/bandwidth.hpp"
 #include "synclab/reference.hpp"
@@ -110,6 +111,9 @@ TEST_CASE("lab08 read probe counts the bytes read once and checks its sum") {
             CHECK(r.bytes == 4 * n);
             CHECK(r.gbps == doctest::Approx(gb_per_s(r.bytes, r.ms)));
             CHECK(r.shape.groups >= 1);
+            // A CPU also tries float16 loads and keeps the faster kernel; a GPU runs float4 alone.
+            if (d.is_cpu()) CHECK((r.kernel == "readFloat4" || r.kernel == "readFloat16"));
+            else CHECK(r.kernel == "readFloat4");
             // The check is real: a sum compared with other data is not verified.
             auto other = x;
             other[n / 2] += float(n);
@@ -167,9 +171,9 @@ TEST_CASE("lab08 a rung above the read probe is told as a bound too low, never a
     CHECK(best_line("v7", 100.0, 100.0, 50.0).rfind("best:", 0) == 0);  // equal is not above
 }
 
-TEST_CASE("lab08 host peer matches the double sum for awkward sizes and thread counts") {
+TEST_CASE("lab08 host peers match the double sum for awkward sizes and thread counts") {
     std::mt19937_64 rng(80);
-    for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(31), std::size_t(33),
+    for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(31), std::size_t(129),
                           std::size_t(1000003)}) {
         const auto x = uniform(n, rng);
         double abs_sum = 0;
@@ -177,27 +181,86 @@ TEST_CASE("lab08 host peer matches the double sum for awkward sizes and thread c
         for (unsigned threads : {1u, 3u, 0u}) {
             CAPTURE(n);
             CAPTURE(threads);
-            const double got = host_parallel_sum(x, threads);
-            CHECK(close(got, want, tolerance(n, abs_sum, host_serial(n, threads))));
+            CHECK(close(host_parallel_sum(x, threads), want,
+                        tolerance(n, abs_sum, host_serial(n, threads))));
+            if (openmp_built_in())  // in double: the tightest tolerance holds
+                CHECK(close(openmp_sum(x, threads), want, tolerance(n, abs_sum, 1)));
         }
         if (n > 100) {
             // A peer that lost one thread's chunk would be caught.
             std::vector<float> half(x.begin(), x.begin() + n / 2);
             CHECK_FALSE(close(host_parallel_sum(half, 2), want,
                               tolerance(n, abs_sum, host_serial(n, 2))));
+            if (openmp_built_in())
+                CHECK_FALSE(close(openmp_sum(half, 2), want, tolerance(n, abs_sum, 1)));
         }
     }
+    // The build that tests run is the lab's: OpenMP is found on the machines the project names.
+    CHECK(openmp_built_in());
     const std::vector<float> x(4096, 0.5f);
-    const HostPeer p = time_host_sum(x, 3, 2);
-    CHECK(p.threads == 2);
-    CHECK(p.value == 2048.0);
-    CHECK(p.ms > 0);
-    CHECK(p.gbps == doctest::Approx(gb_per_s(reduce_bytes(x.size()), p.ms)));
+    for (const HostPeer &p : {time_threads_sum(x, 3, 2), time_openmp_sum(x, 3, 2)}) {
+        CAPTURE(p.name);
+        CHECK(p.threads == 2);
+        CHECK(p.value == 2048.0);
+        CHECK(p.fastest_ms > 0);
+        CHECK(p.fastest_ms <= p.ms);
+        CHECK(p.gbps == doctest::Approx(gb_per_s(reduce_bytes(x.size()), p.ms)));
+        CHECK(p.fastest_gbps == doctest::Approx(gb_per_s(reduce_bytes(x.size()), p.fastest_ms)));
+        CHECK(p.how.find("2 ") == 0);
+    }
+}
+
+TEST_CASE("lab08 a host peer whose sum is wrong is reported with both values, a right one verified") {
+    std::mt19937_64 rng(82);
+    const std::size_t n = 100003;
+    const auto x = uniform(n, rng);
+    double abs_sum = 0, abs_half = 0;
+    const double want = host_sum(x, &abs_sum);
+    for (HostPeer p : {time_threads_sum(x, 1, 2), time_openmp_sum(x, 1, 2)}) {
+        CAPTURE(p.name);
+        check_peer(p, n, want, abs_sum);
+        CHECK(p.verified);
+        CHECK(p.wrong.empty());
+        // The same peer without its second thread's chunk.
+        const double right = p.value;
+        p.value = host_sum(std::vector<float>(x.begin(), x.begin() + n / 2), &abs_half);
+        check_peer(p, n, want, abs_sum);
+        CHECK_FALSE(p.verified);
+        CHECK(p.wrong.find("want") != std::string::npos);
+        CHECK(p.wrong.find("tolerance") != std::string::npos);
+        // And right again: a check that only ever fails would pass this test's first half.
+        p.value = right;
+        check_peer(p, n, want, abs_sum);
+        CHECK(p.verified);
+    }
 }
 
 }  // TEST_SUITE unit
 
 TEST_SUITE("lab") {
+
+// On a CPU: the bound line names the probe it took, both host peers have a verified row, and no
+// peer row is above 100 % of the bound (its median is never above its fastest run, which the
+// bound counts). Elsewhere, none of it.
+static void check_host_peers(const std::string &out, bool cpu) {
+    CHECK((out.find("bound: read = ") != std::string::npos) == cpu);
+    for (const char *peer : {"OpenMP", "std::threads"}) {
+        CAPTURE(peer);
+        const std::string row = rung_row(out, std::string("peer ") + peer);
+        CHECK(row.empty() == !cpu);
+        CHECK((out.find(std::string("host peer ") + peer + " (") != std::string::npos) == cpu);
+        if (row.empty()) continue;
+        CAPTURE(row);
+        CHECK(row.find("  verified (median; its fastest run ") != std::string::npos);
+        std::istringstream cells(row.substr(4 + 1 + 22));  // past "peer" and the kernel column
+        std::string passes, groups;
+        double ms = 0, gbps = -1, pct_read = 0;
+        cells >> passes >> groups >> ms >> gbps >> pct_read;
+        CHECK(ms > 0);
+        CHECK(gbps >= 0);
+        CHECK(pct_read <= 100.0);
+    }
+}
 
 TEST_CASE("lab08 solution: every rung verified for awkward n on every device") {
     // 1; a non-power-of-two that is not a multiple of the work-group; more than 2^24.
@@ -222,9 +285,9 @@ TEST_CASE("lab08 solution: every rung verified for awkward n on every device") {
                     CHECK(ends_with(rung_row(r.out, rung), "verified"));
                 }
                 CHECK(r.out.find("bound: read probe") != std::string::npos);
-                CHECK(r.out.find("bound: copy probe") != std::string::npos);
+                CHECK(r.out.find("beside it: copy probe") != std::string::npos);
                 CHECK(r.out.find("CLBlast: ") != std::string::npos);
-                CHECK((r.out.find("host peer:") != std::string::npos) == d.is_cpu());
+                check_host_peers(r.out, d.is_cpu());
             }
         }
     }

@@ -177,6 +177,28 @@ TEST_CASE("lab09 discovery whose waiters ran out of budget is not trusted: the b
     CHECK(r.out.find("had a wait run out") != std::string::npos);
 }
 
+// On a CPU the host runs the same steps with C++20's std::barrier, a thread per compute unit:
+// verified against the reference, and the best in-kernel barrier's time given as a ratio to it.
+// Elsewhere (a GPU) there is no such row.
+TEST_CASE("lab09 on a CPU std::barrier over host threads is verified and set against the barriers") {
+    for (const auto &d : test::dynamic_devices()) {
+        CAPTURE(d.name);
+        // n not a multiple of the threads; an odd and an even number of steps.
+        for (const char *steps : {"7", "8"}) {
+            const auto r = run_lab(kLab, {"--device", d.spec(), "--kernels", test::source("solutions"),
+                                          "--variant", "centralized", "-n", "777", "--steps", steps});
+            CAPTURE(r.out);
+            CHECK(r.exit_code == 0);
+            CHECK(std::regex_search(r.out, std::regex("\nstd::barrier \\(host\\) +[0-9]+ +[0-9]+ +[0-9.]+ "
+                                                      "+[0-9.]+  matches the reference\n")) == d.is_cpu());
+            CHECK(std::regex_search(r.out, std::regex("\nstd::barrier over [0-9]+ host threads: [0-9.]+ us "
+                                                      "per step; the best barrier inside one launch "
+                                                      "takes [0-9.]+x that\n")) == d.is_cpu());
+            CHECK(r.out.find("WRONG") == std::string::npos);
+        }
+    }
+}
+
 TEST_CASE("lab09 bad input exits 2 with one line naming the cause and the fix") {
     const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
         {{"--steps", "0"}, "use 1 to 100000"},

@@ -120,6 +120,30 @@ TEST_CASE("lab10 a shape too large for the device is said to be skipped, and the
     CHECK(std::regex_search(r.out, std::regex("jacobiNaive \\(shapes\\) +8x8 ")));
 }
 
+// The OpenMP peer runs where the copy probe does (the measured variant, shapes) on a CPU device,
+// equals the host's sweeps bit for bit, and gives the best sweep's ratio to it; the graded
+// variants alone run without it, as grading does.
+TEST_CASE("lab10 on a CPU the OpenMP sweep is verified beside the measured shapes, and absent from graded runs") {
+    for (const auto &d : test::dynamic_devices()) {
+        CAPTURE(d.name);
+        for (const bool shapes : {true, false}) {
+            CAPTURE(shapes);
+            // 37x29: rows and columns that are not multiples of a vector or a block.
+            const auto r = run_lab(kLab, {"--device", d.spec(), "--kernels", test::source("solutions"),
+                                          "--variant", shapes ? "shapes,naive" : kGraded, "--grid",
+                                          "37x29", "--sweeps", "7", "--trials", "2"});
+            CAPTURE(r.out);
+            CHECK(r.exit_code == 0);
+            const bool peer = shapes && d.is_cpu();
+            CHECK(std::regex_search(r.out, std::regex("\nOpenMP sweep +- +[0-9.]+ +[0-9.]+ +[0-9.]+ +- +"
+                                                      "verified \\([0-9]+ threads\\)\n")) == peer);
+            CHECK(std::regex_search(r.out, std::regex("\nOpenMP sweep: [0-9.]+ GB/s; best sweep "
+                                                      "[0-9.]+x of it\n")) == peer);
+            CHECK((r.out.find("WRONG") == std::string::npos));
+        }
+    }
+}
+
 TEST_CASE("lab10 the plot script draws the block shapes' CSV and the heat map, or says how to install gnuplot") {
     const auto dir = fs::temp_directory_path() / ("synclab-lab10-plot-" + std::to_string(getpid()));
     fs::create_directories(dir);

@@ -39,7 +39,8 @@ apt-get install -y -q "${packages[@]}"
 # CLBlast is lab 08's yardstick only: install it where it exists.
 apt-get install -y -q libclblast-dev || echo "synclab: no libclblast-dev here; lab 08 runs without its CLBlast column"
 
-cmake_args=(-DBUILD_TESTING=OFF)
+# The image runs on other machines than it was built on: lab 08's host peers without -march=native.
+cmake_args=(-DBUILD_TESTING=OFF -DSYNCLAB_PEERS_ARCH=)
 if [ "$vendor_cxxopts" = 1 ]; then
   # cxxopts 3.1.1's one header, as Debian 12 ships it (the same bytes as the v3.1.1 tag).
   dir=/opt/synclab-cxxopts

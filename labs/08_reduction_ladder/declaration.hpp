@@ -6,11 +6,13 @@ inline const synclab::Declaration kLab{
     .dir = SYNCLAB_LAB_DIR,
     .summary = "the reduction ladder v1–v8 (v8 in one launch: the last group adds the partials), "
                "each rung as GB/s, as a share of the device's measured read bandwidth and as a "
-               "ratio to CLBlast's sum (plot: `scripts/plot_08_reduction_ladder.sh`)",
+               "ratio to CLBlast's sum (on a CPU, to OpenMP's and std::threads' too; plot: "
+               "`scripts/plot_08_reduction_ladder.sh`)",
     .description = "The reduction ladder v1..v8 (after Harris; v8 in one launch), each rung's "
                    "GB/s as a share of a read probe's measured bandwidth (a copy probe's beside "
                    "it), as a ratio to CLBlast's sum of the same buffer, and on a CPU device as a "
-                   "share of the host's own threads. Without -n and --trials: 2^26 floats on a GPU, 2^19 per "
+                   "share of the host's own sums (OpenMP, std::threads), whose fastest runs "
+                   "count among the read probes. Without -n and --trials: 2^26 floats on a GPU, 2^19 per "
                    "core on a CPU (2^20 at least, 2^25 at most), 5 trials (4096 and 1 on "
                    "Oclgrind).",
     // The starter writes v1 to v3 (the lecture's kernels); v4 to v8 are the student's.

@@ -9,3 +9,7 @@ if(SYNCLAB_CLBLAST_LIB AND SYNCLAB_CLBLAST_INCLUDE)
 else()
   message(STATUS "lab 08: CLBlast not found; the lab runs without its library peer")
 endif()
+# The host peers of a CPU device (cpu_peers.cpp): -O3, the widest vectors and OpenMP for that
+# file alone (labs/cpu_peers.cmake).
+include(${CMAKE_CURRENT_LIST_DIR}/../cpu_peers.cmake)
+synclab_cpu_peers(${exe} ${CMAKE_CURRENT_LIST_DIR}/cpu_peers.cpp)

@@ -2,11 +2,14 @@
 // launch per step (the host or the queue is the barrier), a centralized and a decentralized
 // barrier inside one launch, and the decentralized one among the groups an occupancy discovery
 // found resident. Every wait is bounded: launched past what is resident, a barrier gives up.
+#include <algorithm>
 #include <cstdio>
 
 #include "declaration.hpp"
+#include "host_barrier.hpp"
 #include "methods.hpp"
 #include "synclab/lab.hpp"
+#include "synclab/program_text.hpp"  // active_profile: a graded run
 
 using namespace synclab;
 
@@ -84,6 +87,7 @@ static int run(Lab &lab) {
     std::printf("%-*s %7s %6s %10s %12s  %s\n", width, "kernel (method)", "groups", "took", "ms",
                 "us per step", "result");
     std::vector<Verdict> verdicts;
+    bool peer_wrong = false;
     double wait_us = 0, queue_us = 0, best_us = 0;
     for (Method &mm : m.list) {
         if (!mm.skipped.empty()) {
@@ -112,6 +116,20 @@ static int run(Lab &lab) {
             verdicts.push_back({mm.variant, o.ok(), mm.label + ": " + o.text()});
         }
     }
+    // On a CPU: the same steps on the host, C++20's std::barrier between them, a thread per core
+    // (the OS runs every thread, so unlike a group that never started, none is waited for forever).
+    // A comparison, not a check: graded and stress runs leave it out.
+    if (dev.is_cpu() && !dev.is_oclgrind() && !active_profile() && !lab.opt.stress) {
+        const HostBarrier h = time_std_barrier(steps.input(), steps.want(w.steps, w.work), w,
+                                               dev.compute_units, lab.trials_or(1));
+        const double us = h.ms * 1000 / w.steps;
+        std::printf("%-*s %7u %6u %10.3f %12.2f  %s\n", width, "std::barrier (host)", h.threads,
+                    h.threads, h.ms, us, h.ok ? "matches the reference" : ("WRONG: " + h.wrong).c_str());
+        if (!h.ok) peer_wrong = true;
+        if (h.ok && best_us > 0)
+            std::printf("std::barrier over %u host threads: %.2f us per step; the best barrier "
+                        "inside one launch takes %.2fx that\n", h.threads, us, best_us / us);
+    }
     if (best_us > 0 && wait_us > 0)
         std::printf("best barrier inside one launch: %.2f us per step; relaunch with the host "
                     "waiting costs %.1fx that, back-to-back relaunch %.1fx%s\n", best_us,
@@ -121,7 +139,8 @@ static int run(Lab &lab) {
     if (naive > occ && !dev.is_oclgrind())
         std::printf("%zu groups asked for, %zu found resident: a barrier over all of them waits "
                     "for groups that cannot start until it ends\n", naive, occ);
-    return lab.exit_code(verdicts);
+    const int code = lab.exit_code(verdicts);
+    return peer_wrong ? std::max(code, 1) : code;  // a wrong peer is a wrong result
 }
 
 int main(int argc, char **argv) { return run_lab(argc, argv, kLab, run); }

@@ -27,14 +27,16 @@ cl_uint mix(cl_uint x, unsigned work) {
 }
 }  // namespace
 
+cl_uint step_value(const cl_uint *x, std::size_t n, std::size_t i, unsigned s, unsigned work) {
+    const cl_uint l = x[i == 0 ? n - 1 : i - 1], r = x[i + 1 == n ? 0 : i + 1];
+    return mix(3u * x[i] + (l ^ r) + x[(i + n / 2) % n] + s, work);
+}
+
 std::vector<cl_uint> reference(std::vector<cl_uint> x, unsigned steps, unsigned work) {
     const std::size_t n = x.size();
     std::vector<cl_uint> y(n);
     for (unsigned s = 0; s < steps; ++s) {
-        for (std::size_t i = 0; i < n; ++i) {
-            const cl_uint l = x[i == 0 ? n - 1 : i - 1], r = x[i + 1 == n ? 0 : i + 1];
-            y[i] = mix(3u * x[i] + (l ^ r) + x[(i + n / 2) % n] + s, work);
-        }
+        for (std::size_t i = 0; i < n; ++i) y[i] = step_value(x.data(), n, i, s, work);
         x.swap(y);
     }
     return x;

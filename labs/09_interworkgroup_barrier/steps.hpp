@@ -19,7 +19,10 @@ struct Workload {
     unsigned grace = 0;            // discovery: quiet polls before the poll closes
 };
 
-// The host's steps, exactly as the kernels compute them (unsigned wrap-around).
+// Element i of step s from the previous step's x (n elements), as the kernels compute it
+// (unsigned wrap-around).
+cl_uint step_value(const cl_uint *x, std::size_t n, std::size_t i, unsigned s, unsigned work);
+// The host's steps, exactly as the kernels compute them.
 std::vector<cl_uint> reference(std::vector<cl_uint> x, unsigned steps, unsigned work);
 
 enum class How { RelaunchWait, RelaunchQueue, InKernel };
@@ -54,11 +57,12 @@ public:
     std::size_t discover(cl::Kernel &k, std::size_t launched, const Workload &w);
     double discovery_ms = 0;  // the last discover()'s kernel, start to end
     int discovery_tries = 0;  // how many kernels the last discover() ran
+    const std::vector<cl_uint> &input() const { return input_; }
+    const std::vector<cl_uint> &want(unsigned steps, unsigned work);  // reference(), cached
 
 private:
     Outcome run_once(cl::Kernel &k, How how, std::size_t groups, const Workload &w,
                      bool discovered);
-    const std::vector<cl_uint> &want(unsigned steps, unsigned work);
     void zero(const cl::Buffer &b, std::size_t words);
     Env &env_;
     std::size_t n_;

@@ -8,6 +8,7 @@
 
 #include "synclab/bandwidth.hpp"
 #include "declaration.hpp"
+#include "omp_sweep.hpp"
 #include "settings.hpp"
 
 using namespace synclab;
@@ -44,9 +45,11 @@ static int run(Lab &lab) {
     const std::uint64_t bytes = copy_bytes(g.points());  // a sweep: each point read once, written once
     double copy_gbps = 0;
     const std::vector<std::string> chosen = lab.selected_variants();
+    OmpSweeps omp;  // on a CPU, beside the copy probe: the sweeps a user would write in OpenMP
     if (std::find(chosen.begin(), chosen.end(), "shapes") != chosen.end() && !dev.is_oclgrind()) {
         const Probe p = measure_copy(lab.env, g.start, sw.loaded(), lab.trials_or(5));
         copy_gbps = p.verified ? p.gbps : 0;
+        if (dev.is_cpu()) omp = time_openmp_sweeps(g, s.sweeps, lab.trials_or(5), want);
     }
     Csv csv = lab.csv({"variant", "kernel", "I", "J", "block", "sweeps", "ms", "us_per_sweep",
                        "gbps", "copy_gbps", "pct_copy", "host_us_per_sweep", "groups", "parts",
@@ -60,6 +63,12 @@ static int run(Lab &lab) {
     const double host_us = host_ms * 1000 / s.sweeps;
     std::printf("%-*s %8s %10.3f %12.2f %9.2f %8s  (%u threads)\n", width, "host sweep", "-", host_ms,
                 host_us, gb_per_s(bytes, host_us / 1000), "-", threads);
+    const double omp_gbps = omp.ok ? gb_per_s(bytes, omp.ms / s.sweeps) : 0;
+    if (omp.ran)
+        std::printf("%-*s %8s %10.3f %12.2f %9.2f %8s  %s (%u threads)\n", width, "OpenMP sweep", "-",
+                    omp.ms, omp.ms * 1000 / s.sweeps, omp_gbps, "-",
+                    omp.ok ? "verified" : ("WRONG: " + omp.wrong).c_str(), omp.threads);
+    else if (!omp.why_not.empty()) std::printf("OpenMP sweep: %s\n", omp.why_not.c_str());
     std::vector<Verdict> verdicts;
     double relaunch_us = 0, best_gbps = 0;
     auto report = [&](const std::string &variant, const std::string &name, Block b, const Run &r) {
@@ -125,7 +134,10 @@ static int run(Lab &lab) {
     if (copy_gbps > 0)
         std::printf("device copy: %.2f GB/s; best sweep %.2f GB/s = %.1f%% of it\n", copy_gbps,
                     best_gbps, percent_of(best_gbps, copy_gbps));
-    return lab.exit_code(verdicts);
+    if (omp.ok && best_gbps > 0)
+        std::printf("OpenMP sweep: %.2f GB/s; best sweep %.2fx of it\n", omp_gbps, best_gbps / omp_gbps);
+    const int code = lab.exit_code(verdicts);
+    return omp.ran && !omp.ok ? std::max(code, 1) : code;  // a wrong peer is a wrong result
 }
 
 int main(int argc, char **argv) { return run_lab(argc, argv, kLab, run); }

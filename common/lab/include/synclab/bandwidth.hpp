@@ -1,6 +1,5 @@
 // For labs that judge a memory-bound kernel (08, 10) and their tests: what the device can really
-// move: the bytes a kernel must touch, GB/s, a read and a copy probe as the measured
-// bounds, and the host's own threads as the peer of a CPU device.
+// move: the bytes a kernel must touch, GB/s, and a read and a copy probe as the measured bounds.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -27,7 +26,9 @@ struct ProbeShape {
 };
 // The shapes a probe tries, per device class as the rungs are tuned: on a GPU 8 and 32 groups
 // per compute unit and one float4 per work-item; on a CPU 1, 4 and 8 groups per core, blocked.
-std::vector<ProbeShape> probe_shapes(const DeviceInfo &dev, std::size_t n, std::size_t wg);
+// width: floats a load brings in (4, or 16 for the CPU's float16 read probe).
+std::vector<ProbeShape> probe_shapes(const DeviceInfo &dev, std::size_t n, std::size_t wg,
+                                     std::size_t width = 4);
 // Work-item gid touches float4 gid*spread + k*step while below gid*spread + span (and `units`).
 struct Stride {
     cl_uint spread = 0, step = 0, span = 0;
@@ -38,7 +39,8 @@ Stride stride_of(const ProbeShape &s, std::size_t units);
 // events (one warm-up launch, then the median of `trials`) for every shape of probe_shapes();
 // the fastest shape is kept. The copy (y = x) moves copy_bytes(n) and is compared with x
 // byte for byte; the read adds x into one float per work-item (read_bytes(n): those few sums
-// are not counted, as a reduction's partial sums are not) and their total is checked.
+// are not counted, as a reduction's partial sums are not) and their total is checked. On a CPU
+// the read is also measured with float16 loads (readFloat16), and the faster kernel is kept.
 struct Probe {
     std::size_t n = 0;
     std::uint64_t bytes = 0;  // copy_bytes(n) or read_bytes(n)
@@ -47,6 +49,7 @@ struct Probe {
     int trials = 0;
     bool verified = false;
     ProbeShape shape;         // the fastest
+    std::string kernel;       // "copyFloat4", "readFloat4" or, on a CPU, "readFloat16"
 };
 using CopyProbe = Probe;
 Probe measure_copy(Env &env, const std::vector<float> &x, const cl::Buffer &src, int trials,
@@ -59,23 +62,5 @@ std::uint64_t read_bytes(std::size_t n);
 // The last line of the table: the best rung against the read bound (the copy's beside it), or,
 // when a rung reads faster than the read probe, that the bound is wrong, never a success.
 std::string best_line(const std::string &rung, double gbps, double read_gbps, double copy_gbps);
-
-// The host's own multithreaded sum: one contiguous chunk per std::thread, each chunk added in
-// float with kHostLanes independent running sums (SIMD vectors of 4), the chunk sums added in
-// double. threads 0: std::thread::hardware_concurrency().
-constexpr std::size_t kHostLanes = 32;
-unsigned host_threads(unsigned threads = 0);
-double host_parallel_sum(const std::vector<float> &x, unsigned threads = 0);
-// Terms one running sum adds one after another (for tolerance()).
-std::size_t host_serial(std::size_t n, unsigned threads);
-
-// The peer, timed by the host clock: one warm-up, then the median of `trials`.
-struct HostPeer {
-    unsigned threads = 0;
-    double value = 0;  // the last trial's sum
-    double ms = 0;
-    double gbps = 0;   // gb_per_s(reduce_bytes(n), ms)
-};
-HostPeer time_host_sum(const std::vector<float> &x, int trials, unsigned threads = 0);
 
 }  // namespace synclab
