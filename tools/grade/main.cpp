@@ -58,6 +58,17 @@ grade::RecordSettings record_settings(const grade::Options &opt, const grade::Ou
     return r;
 }
 
+// The submissions to grade: all, or --shard's slice; `klass` gets every student's name.
+std::vector<grade::Submission> submissions(const grade::Options &opt, std::vector<std::string> &klass) {
+    std::vector<grade::Submission> subs = grade::collect_submissions(opt.one, opt.folder);
+    for (const auto &s : subs) klass.push_back(s.student);
+    if (!opt.shard_count) return subs;
+    subs = grade::shard_of(subs, opt.shard_index, opt.shard_count);
+    std::cout << "shard " << opt.shard_index << "/" << opt.shard_count << ": " << subs.size()
+              << " of the class's " << klass.size() << " student(s)\n";
+    return subs;
+}
+
 int run(int argc, char **argv) {
     const auto started = std::chrono::steady_clock::now();  // --budget counts from here
     grade::ignore_write_signals();
@@ -89,14 +100,8 @@ int run(int argc, char **argv) {
         grade::select_labs(catalog, opt.has_labs, opt.labs);
 
     // Submissions (a shard's slice of the class), and the outputs outside them.
-    std::vector<grade::Submission> subs = grade::collect_submissions(opt.one, opt.folder);
     std::vector<std::string> klass;
-    for (const auto &s : subs) klass.push_back(s.student);
-    if (opt.shard_count) {
-        subs = grade::shard_of(subs, opt.shard_index, opt.shard_count);
-        std::cout << "shard " << opt.shard_index << "/" << opt.shard_count << ": " << subs.size()
-                  << " of the class's " << klass.size() << " student(s)\n";
-    }
+    const std::vector<grade::Submission> subs = submissions(opt, klass);
     const std::set<std::string> only =
         opt.has_students ? grade::named_students(opt.students, subs) : std::set<std::string>{};
     const grade::Outputs out =

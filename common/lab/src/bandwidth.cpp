@@ -31,6 +31,20 @@ std::uint64_t read_bytes(std::size_t n) { return reduce_bytes(n); }
 // at 2^26 floats on an H100, and a rung read faster than its "bound"). Work-item 0 takes the 0-3
 // floats past the last whole vector. A CPU also gets readFloat16 (below).
 static const char *kProbeSource = R"CL(
+// a: the sum of x[first], x[first + step], ... below end, over four running sums.
+#define SUM_STRIDED(T, a)                                                                  \
+    T a = (T)(0.0f), b_ = a, c_ = a, d_ = a;                                                \
+    uint i = first;                                                                        \
+    for (; i + 3 * step < end; i += 4 * step) {                                            \
+        a += x[i];                                                                         \
+        b_ += x[i + step];                                                                 \
+        c_ += x[i + 2 * step];                                                             \
+        d_ += x[i + 3 * step];                                                             \
+    }                                                                                      \
+    for (; i < end; i += step)                                                             \
+        a += x[i];                                                                         \
+    a = (a + b_) + (c_ + d_);
+
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void copyFloat4(__global const float4 *x, __global float4 *y, uint n, uint spread, uint step,
                 uint span)
@@ -60,17 +74,7 @@ void readFloat4(__global const float4 *x, __global float *y, uint n, uint spread
     const uint quads = n / 4;
     const uint first = get_global_id(0) * spread;
     const uint end = min(quads, first + span);
-    float4 a = (float4)(0.0f), b = (float4)(0.0f), c = (float4)(0.0f), d = (float4)(0.0f);
-    uint i = first;
-    for (; i + 3 * step < end; i += 4 * step) {
-        a += x[i];
-        b += x[i + step];
-        c += x[i + 2 * step];
-        d += x[i + 3 * step];
-    }
-    for (; i < end; i += step)
-        a += x[i];
-    a += b + c + d;
+    SUM_STRIDED(float4, a)
     float p = (a.x + a.y) + (a.z + a.w);
     if (get_global_id(0) == 0)
         for (uint t = 4 * quads; t < n; ++t)
@@ -96,17 +100,7 @@ __kernel void readFloat16(__global const float16 *x, __global float *y, uint n, 
     const uint units = n / 16;
     const uint first = get_global_id(0) * spread;
     const uint end = min(units, first + span);
-    float16 a = (float16)(0.0f), b = a, c = a, d = a;
-    uint i = first;
-    for (; i + 3 * step < end; i += 4 * step) {
-        a += x[i];
-        b += x[i + step];
-        c += x[i + 2 * step];
-        d += x[i + 3 * step];
-    }
-    for (; i < end; i += step)
-        a += x[i];
-    a = (a + b) + (c + d);
+    SUM_STRIDED(float16, a)
     const float8 e = a.lo + a.hi;
     const float4 f = e.lo + e.hi;
     float p = (f.x + f.y) + (f.z + f.w);
