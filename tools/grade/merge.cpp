@@ -17,42 +17,6 @@ using synclab::UsageError;
 namespace grade {
 namespace {
 
-// One CSV record of a gradebook: its text as written (line end included) and its fields.
-struct CsvLine {
-    std::string raw;
-    std::vector<std::string> fields;
-};
-
-// The records of a CSV text; a quoted field may hold commas, quotes and line breaks.
-std::vector<CsvLine> csv_lines(const std::string &text, const std::string &path) {
-    std::vector<CsvLine> out;
-    std::vector<std::string> f(1);
-    bool quoted = false;
-    std::size_t start = 0;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        const char c = text[i];
-        if (quoted && c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
-            f.back() += '"';
-            ++i;
-        } else if (c == '"') {
-            quoted = !quoted;
-        } else if (c == ',' && !quoted) {
-            f.emplace_back();
-        } else if (c == '\n' && !quoted) {
-            if (!f.back().empty() && f.back().back() == '\r') f.back().pop_back();
-            out.push_back({text.substr(start, i + 1 - start), std::move(f)});
-            f.assign(1, "");
-            start = i + 1;
-        } else {
-            f.back() += c;
-        }
-    }
-    if (start < text.size())
-        throw UsageError("the gradebook " + path + " ends in a row cut short (its grader was "
-                         "stopped): run that shard again with --resume, then merge");
-    return out;
-}
-
 // A student's rows in one gradebook.
 struct Block {
     std::string file;
@@ -75,7 +39,12 @@ std::string read_whole(const std::string &path) {
 // Every student's rows of one gradebook added to `students`; a student another file holds is
 // refused.
 void read_shard(const std::string &path, std::map<std::string, Block> &students) {
-    const std::vector<CsvLine> lines = csv_lines(read_whole(path), path);
+    const std::string text = read_whole(path);
+    std::size_t whole = 0;
+    const std::vector<CsvLine> lines = csv_records(text, &whole);
+    if (whole < text.size())
+        throw UsageError("the gradebook " + path + " ends in a row cut short (its grader was "
+                         "stopped): run that shard again with --resume, then merge");
     if (lines.empty() || lines[0].fields.size() != 9 ||
         lines[0].raw.substr(0, lines[0].raw.find_first_of("\r\n")) != kGradebookHeader)
         throw UsageError("the gradebook " + path + " is not one this grader writes (its first "

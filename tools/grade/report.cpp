@@ -89,54 +89,55 @@ std::string csv_total_row(const std::string &student, unsigned earned, unsigned 
            fixed(seconds, 2) + "," + std::to_string(earned) + "," + std::to_string(most) + ",\n";
 }
 
-std::vector<Result> parse_gradebook(const std::string &text, std::size_t *whole_end) {
-    std::vector<Result> rows;
+std::vector<CsvLine> csv_records(const std::string &text, std::size_t *whole_end) {
+    std::vector<CsvLine> out;
     std::vector<std::string> f(1);
-    bool quoted = false, header = true;
-    std::size_t end = 0;
+    bool quoted = false;
+    std::size_t start = 0;
     for (std::size_t i = 0; i < text.size(); ++i) {
         const char c = text[i];
-        if (quoted) {
-            if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
-                f.back() += '"';
-                ++i;
-            } else if (c == '"') {
-                quoted = false;
-            } else {
-                f.back() += c;  // a line break inside quotes belongs to the field
-            }
+        if (quoted && c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+            f.back() += '"';
+            ++i;
         } else if (c == '"') {
-            quoted = true;
-        } else if (c == ',') {
+            quoted = !quoted;
+        } else if (c == ',' && !quoted) {
             f.emplace_back();
-        } else if (c == '\n') {
-            if (!f.empty() && !f.back().empty() && f.back().back() == '\r') f.back().pop_back();
-            end = i + 1;
-            if (header) {
-                header = false;
-            } else if ((f.size() == 6 || f.size() == 9) && !f[0].empty() && !f[1].empty()) {
-                Result r;
-                r.student = from_csv_text(f[0]);
-                r.lab = f[1];
-                r.reason = from_csv_text(f[4]);
-                r.seconds = std::atof(f[5].c_str());
-                r.kept = true;
-                if (f.size() == 9) {
-                    r.points = static_cast<unsigned>(std::strtoul(f[7].c_str(), nullptr, 10));
-                    const bool hex = f[8].size() == 64 &&
-                                     f[8].find_first_not_of("0123456789abcdef") == std::string::npos;
-                    r.files_sha256 = hex ? f[8] : "";  // anything else ties the row to nothing
-                }
-                // A row in words this grader never writes is no row of its own: graded again.
-                if (grade_named(f[2], r.grade) && kind_named(f[3], r.kind) && r.kind != Kind::StressPending)
-                    rows.push_back(r);
-            }
+        } else if (c == '\n' && !quoted) {  // a line break inside quotes belongs to the field
+            if (!f.back().empty() && f.back().back() == '\r') f.back().pop_back();
+            out.push_back({text.substr(start, i + 1 - start), std::move(f)});
             f.assign(1, "");
+            start = i + 1;
         } else {
             f.back() += c;
         }
     }
-    if (whole_end) *whole_end = end;
+    if (whole_end) *whole_end = start;
+    return out;
+}
+
+std::vector<Result> parse_gradebook(const std::string &text, std::size_t *whole_end) {
+    std::vector<Result> rows;
+    const std::vector<CsvLine> records = csv_records(text, whole_end);
+    for (std::size_t k = 1; k < records.size(); ++k) {  // after the header
+        const std::vector<std::string> &f = records[k].fields;
+        if ((f.size() != 6 && f.size() != 9) || f[0].empty() || f[1].empty()) continue;
+        Result r;
+        r.student = from_csv_text(f[0]);
+        r.lab = f[1];
+        r.reason = from_csv_text(f[4]);
+        r.seconds = std::atof(f[5].c_str());
+        r.kept = true;
+        if (f.size() == 9) {
+            r.points = static_cast<unsigned>(std::strtoul(f[7].c_str(), nullptr, 10));
+            const bool hex = f[8].size() == 64 &&
+                             f[8].find_first_not_of("0123456789abcdef") == std::string::npos;
+            r.files_sha256 = hex ? f[8] : "";  // anything else ties the row to nothing
+        }
+        // A row in words this grader never writes is no row of its own: graded again.
+        if (grade_named(f[2], r.grade) && kind_named(f[3], r.kind) && r.kind != Kind::StressPending)
+            rows.push_back(r);
+    }
     return rows;
 }
 

@@ -41,6 +41,14 @@ private:
 // and line breaks; a last record cut short is left out and its start returned in *whole_end).
 std::string csv_row(const Result &r);
 std::vector<Result> parse_gradebook(const std::string &text, std::size_t *whole_end = nullptr);
+// The CSV records of a text, each as written (its line end included) and its fields; a quoted
+// field may hold commas, quotes and line breaks. A last record with no line end is left out, its
+// start returned in *whole_end.
+struct CsvLine {
+    std::string raw;
+    std::vector<std::string> fields;
+};
+std::vector<CsvLine> csv_records(const std::string &text, std::size_t *whole_end = nullptr);
 extern const char *const kGradebookHeader;
 // A student's total: the row after their labs whose lab is "total" (no grade, no kind), with
 // the points earned of the most and the seconds of every row; never read back as a lab's row.
