@@ -294,3 +294,63 @@ TEST_CASE("hbcheck: each kernel of tests/hbcheck reports the race cases.txt expe
 }
 
 }  // TEST_SUITE
+
+namespace {
+
+// tests/hbcheck/schedule/SIM by oclgrind-kernel under hbcheck's schedule (SYNCLAB_SCHEDULE=seed).
+synclab::ProcessResult run_scheduled(const std::string &oclgrind_kernel, const std::string &sim,
+                                     const std::string &seed, int threads) {
+    synclab::ProcessLimits limits;
+    limits.timeout_s = 60;
+    limits.cwd = cases_dir() + "/schedule";
+    std::map<std::string, std::string> env{{"OCLGRIND_PLUGINS", kPlugin},
+                                           {"OCLGRIND_NUM_THREADS", std::to_string(threads)},
+                                           {"SYNCLAB_SCHEDULE", seed}};
+    for (const char *name : {"OCLGRIND_LOG", "OCLGRIND_QUICK", "OCLGRIND_MAX_ERRORS",
+                             "OCLGRIND_DATA_RACES", "OCLGRIND_INTERACTIVE"})
+        env.emplace(name, "");
+    return synclab::run_process({oclgrind_kernel, sim}, env, limits);
+}
+
+}  // namespace
+
+TEST_SUITE("oclgrind") {
+
+TEST_CASE("hbcheck's schedule: a lost arrival is a deadlock told with each group's waiting line, its twin finishes, and one seed gives one log") {
+    if (!test::have_oclgrind()) return;
+    if (!have(fs::exists(kPlugin), "hbcheck plugin not built (" + kPlugin + ")")) return;
+    const std::string oclgrind_kernel = on_path("oclgrind-kernel");
+    if (!have(!oclgrind_kernel.empty(), "oclgrind-kernel not found on PATH")) return;
+
+    for (int threads : {4, 1}) {
+        CAPTURE(threads);
+        const auto lost = run_scheduled(oclgrind_kernel, "lost_arrival_lost.sim", "1", threads);
+        CAPTURE(lost.err);
+        REQUIRE_MESSAGE((lost.exited && lost.exit_code == 0), "oclgrind-kernel " << lost.describe());
+        CHECK(count(lost.err, "\nDeadlock: every work-group that runs waits") == 1);
+        // Told at once: before any spin ran out of its budget.
+        for (long n : gave_up(lost.out)) CHECK(n == 0);
+        if (threads == 4) {  // all four wait at the poll (line 17)
+            CHECK(count(lost.err, " waits at ") == 4);
+            CHECK(count(lost.err, "At line 17 (column") >= 4);
+            CHECK(lost.err.find("never started") == std::string::npos);
+        } else {  // one worker: group 0 waits for groups that cannot start
+            CHECK(count(lost.err, " waits at ") == 1);
+            CHECK(lost.err.find("3 group(s) never started: Oclgrind runs 1 at once here") != std::string::npos);
+        }
+        // The same seed: the same interleaving, so the same report, word for word (the workers'
+        // stops after it come in the order the threads wake).
+        const auto again = run_scheduled(oclgrind_kernel, "lost_arrival_lost.sim", "1", threads);
+        const auto report = [](const std::string &log) { return log.substr(0, log.find("OCLGRIND FATAL")); };
+        CHECK(report(again.err) == report(lost.err));
+    }
+    const auto counted = run_scheduled(oclgrind_kernel, "lost_arrival_counted.sim", "1", 4);
+    CAPTURE(counted.err);
+    REQUIRE_MESSAGE((counted.exited && counted.exit_code == 0), "oclgrind-kernel " << counted.describe());
+    CHECK(counted.err.find("Deadlock") == std::string::npos);
+    CHECK(count(counted.err, "Kernel:") == 0);
+    for (long n : gave_up(counted.out)) CHECK(n == 0);
+    CHECK(count(counted.out, "gave_up[0] = 0") == 1);
+}
+
+}  // TEST_SUITE

@@ -16,14 +16,18 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <thread>
+#include <cstdlib>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <set>
 #include <string>
+#include <thread>
+#include <unordered_map>
 
 #include "hbcheck/model.hpp"
+#include "hbcheck/schedule.hpp"
 
 using namespace oclgrind;
 
@@ -103,6 +107,9 @@ public:
         const std::size_t items = g.x * g.y * g.z;
         reported_.clear();
         polls_.clear();  // another program's instructions may sit at the same addresses
+        last_polls_.clear();
+        polled_.clear();
+        begin_schedule(n);
         if (!announced_) {  // the sign a log reader looks for (synclab::hbcheck_ran)
             announced_ = true;
             Context::Message msg(INFO, m_context);
@@ -124,6 +131,7 @@ public:
     }
 
     void kernelEnd(const KernelInvocation *) override {
+        end_schedule();
         release();
         order_ = false;  // a worker that stopped on an error (Oclgrind's exception) held it
         if (model_ && unordered_) {
@@ -138,37 +146,57 @@ public:
         inv_ = nullptr;
     }
 
+    void workGroupBegin(const WorkGroup *wg) override {
+        try {
+            schedule_.group_begin(index_of(wg->getGroupID()));
+        } catch (const hbcheck::Deadlock &d) {
+            stop(d);
+        }
+    }
+    void workGroupComplete(const WorkGroup *wg) override {
+        schedule_.group_end(index_of(wg->getGroupID()));
+    }
+
     void workItemBegin(const WorkItem *wi) override {
         if (model_) members_[group_of(wi)].push_back(item_of(wi));
     }
     void workItemComplete(const WorkItem *) override { release(); }
 
     void memoryLoad(const Memory *m, const WorkItem *wi, size_t address, size_t size) override {
+        touched(m, wi, address, size, nullptr, false);
         plain(m, wi, address, size, false);
     }
     void memoryStore(const Memory *m, const WorkItem *wi, size_t address, size_t size,
-                     const uint8_t *) override {
+                     const uint8_t *data) override {
+        touched(m, wi, address, size, data, false);
         plain(m, wi, address, size, true);
     }
     void memoryAtomicLoad(const Memory *m, const WorkItem *wi, AtomicOp, size_t address,
-                          size_t) override {
+                          size_t size) override {
+        touched(m, wi, address, size, nullptr, true);
         atomic_notice(m, wi, address, false);
     }
     void memoryAtomicStore(const Memory *m, const WorkItem *wi, AtomicOp, size_t address,
-                           size_t) override {
+                           size_t size) override {
+        touched(m, wi, address, size, nullptr, true);
         atomic_notice(m, wi, address, true);
     }
 
     void instructionExecuted(const WorkItem *wi, const llvm::Instruction *inst,
-                             const TypedValue &) override {
-        if (!model_) return;
-        if (pending_.active) {  // the atomic this call made, now complete, in its true order
-            model_->atomic(item_of(wi), pending_.address, pending_.reads, pending_.writes,
-                           hbcheck::Order::Relaxed, inst);
-            pending_ = {};
+                             const TypedValue &result) override {
+        schedule_.beat();
+        bool fenced = false;
+        if (model_) {
+            if (pending_.active) {  // the atomic this call made, now complete, in its true order
+                model_->atomic(item_of(wi), pending_.address, pending_.reads, pending_.writes,
+                               hbcheck::Order::Relaxed, inst);
+                pending_ = {};
+            }
+            release();
         }
-        release();
-        if (auto *call = llvm::dyn_cast<llvm::CallInst>(inst)) fence(wi, call);
+        if (auto *call = llvm::dyn_cast<llvm::CallInst>(inst)) fenced = fence(wi, call);
+        if (schedule_.on()) at_point(wi, inst, result, fenced);
+        touch_ = {};
     }
 
     void workGroupBarrier(const WorkGroup *wg, uint32_t flags) override {
@@ -246,15 +274,16 @@ private:
         return at->second;
     }
 
-    void fence(const WorkItem *wi, const llvm::CallInst *call) {
+    // A global fence (taken by the model): true. 
+    bool fence(const WorkItem *wi, const llvm::CallInst *call) {
         const llvm::Function *f = call->getCalledFunction();
-        if (!f) return;
+        if (!f) return false;
         const std::string name = f->getName().str();
         hbcheck::Order order;
         if (name.find("atomic_work_item_fence") != std::string::npos) {
-            if (call->arg_size() < 3) return;
+            if (call->arg_size() < 3) return false;
             const uint64_t scope = wi->getOperand(call->getArgOperand(2)).getUInt();
-            if (scope != 2 && scope != 3) return;  // work-item, work-group or sub-group scope
+            if (scope != 2 && scope != 3) return false;  // work-item, work-group or sub-group scope
             order = order_of(wi->getOperand(call->getArgOperand(1)).getUInt());
         } else if (name.find("read_mem_fence") != std::string::npos) {
             order = hbcheck::Order::Acquire;
@@ -263,12 +292,160 @@ private:
         } else if (name.find("mem_fence") != std::string::npos) {
             order = hbcheck::Order::AcqRel;  // OpenCL 1.2: no scopes; taken at device scope
         } else {
-            return;
+            return false;
         }
-        if (call->arg_size() < 1) return;
-        if (!(wi->getOperand(call->getArgOperand(0)).getUInt() & kGlobalFence)) return;
-        model_->fence(item_of(wi), order);
+        if (call->arg_size() < 1) return false;
+        if (!(wi->getOperand(call->getArgOperand(0)).getUInt() & kGlobalFence)) return false;
+        if (model_) model_->fence(item_of(wi), order);
+        return true;
     }
+
+    // The scheduler (schedule.hpp): on where SYNCLAB_SCHEDULE names a seed; each launch of the
+    // process gets its own seed from it, in launch order.
+    void begin_schedule(const Size3 &n) {
+        const char *env = std::getenv("SYNCLAB_SCHEDULE");
+        const std::uint64_t seed = env ? std::strtoull(env, nullptr, 10) : 0;
+        if (!seed) return schedule_.begin(0, 0, 0);
+        seed_ = seed;
+        launch_seed_ = seed * 0x9e3779b97f4a7c15ULL + ++launches_;
+        if (!launch_seed_) launch_seed_ = 1;
+        // As many workers as Oclgrind starts (KernelInvocation's own rule).
+        workers_ = getEnvInt("OCLGRIND_NUM_THREADS", std::thread::hardware_concurrency(), false);
+        if (!workers_ || !m_context->isThreadSafe()) workers_ = 1;
+        if (!scheduled_) {
+            scheduled_ = true;
+            Context::Message msg(INFO, m_context);
+            msg << "hbcheck: schedule " << seed << ": one work-group runs at a time, switched where "
+                   "groups interact (the same seed, the same interleaving on any machine)";
+            msg.send();
+        }
+        schedule_.begin(launch_seed_, n.x * n.y * n.z, workers_);
+    }
+    void end_schedule() {
+        if (schedule_.on() && schedule_.abandoned()) {
+            Context::Message msg(WARNING, m_context);
+            msg << "hbcheck: schedule given up: a worker held the turn for 10 s without running "
+                   "(an error stopped it); the groups then ran as the threads took them"
+                << std::endl
+                << msg.INDENT << "Kernel: " << msg.CURRENT_KERNEL << std::endl;
+            msg.send();
+        }
+        schedule_.end();
+        deadlock_told_ = deadlock_sent_ = false;
+    }
+
+    // What the instruction under way did to global memory, from Oclgrind's notices.
+    struct Touch {
+        bool any = false, atomic = false, wrote = false, changed = false;
+        size_t address = 0, size = 0;
+        const Memory *memory = nullptr;
+        unsigned char before[8] = {};
+    };
+    static thread_local Touch touch_;
+
+    // A store that changes memory moves the launch on; an atomic's change is seen once it is done.
+    void touched(const Memory *m, const WorkItem *wi, size_t address, size_t size,
+                 const uint8_t *data, bool atomic) {
+        if (!schedule_.on() || !wi || m->getAddressSpace() != AddrSpaceGlobal) return;
+        if (!m->isAddressValid(address, size)) return;
+        const auto *now = static_cast<const unsigned char *>(m->getPointer(address));
+        if (!touch_.any) {
+            touch_.any = true;
+            touch_.address = address;
+            touch_.size = size;
+            touch_.memory = m;
+            if (atomic) std::memcpy(touch_.before, now, std::min<size_t>(size, 8));
+        }
+        touch_.atomic |= atomic;
+        if (data) {
+            touch_.wrote = true;
+            touch_.changed |= std::memcmp(now, data, size) != 0;
+        }
+    }
+
+    // The point an instruction is to the schedule: a store that changed memory, a fence, or a
+    // poll (a load or atomic that decides a loop) that read what it read last time or not.
+    void at_point(const WorkItem *wi, const llvm::Instruction *inst, const TypedValue &result,
+                  bool fenced) {
+        using P = hbcheck::Schedule::Point;
+        const Touch t = touch_;
+        bool changed = t.changed;
+        if (t.atomic && t.memory)
+            changed |= std::memcmp(t.memory->getPointer(t.address), t.before,
+                                   std::min<size_t>(t.size, 8)) != 0;
+        const bool poll = t.any && is_poll(inst);
+        P p;
+        if (changed) p = t.atomic || polled(t.address) ? P::Release : P::Write;
+        else if (poll) p = same_as_last(wi, inst, t.address, result) ? P::StalePoll : P::Other;
+        else if (t.atomic) p = P::Atomic;
+        else if (fenced) p = P::Other;
+        else return;
+        if (changed && poll) same_as_last(wi, inst, t.address, result);  // remember it
+        try {
+            schedule_.point(group_of(wi), p, inst, t.address);
+        } catch (const hbcheck::Deadlock &d) {
+            stop(d);
+        }
+    }
+
+    // Whether this work-item's poll at `inst` of `address` read what it read there last time.
+    bool same_as_last(const WorkItem *wi, const llvm::Instruction *inst, size_t address,
+                      const TypedValue &v) {
+        std::uint64_t key = 1469598103934665603ULL, value = key;
+        for (std::uint64_t part : {std::uint64_t(item_of(wi)), std::uint64_t(uintptr_t(inst)),
+                                   std::uint64_t(address)})
+            key = (key ^ part) * 1099511628211ULL;
+        for (unsigned i = 0; v.data && i < v.size * v.num; ++i)
+            value = (value ^ v.data[i]) * 1099511628211ULL;
+        std::lock_guard<std::mutex> lock(polls_mu_);
+        polled_.insert(address);
+        const auto [at, added] = last_polls_.try_emplace(key, value);
+        const bool same = !added && at->second == value;
+        at->second = value;
+        return same;
+    }
+
+    bool polled(size_t address) {
+        std::lock_guard<std::mutex> lock(polls_mu_);
+        return polled_.count(address) != 0;
+    }
+
+    // A deadlock: told once, with where each group waits; every worker then stops (Oclgrind
+    // logs a fatal error per worker and ends the launch).
+    [[noreturn]] void stop(const hbcheck::Deadlock &d) {
+        if (!deadlock_told_.exchange(true)) {
+            Context::Message msg(ERROR, m_context);
+            msg << "Deadlock: every work-group that runs waits for a word that no running group "
+                   "changes (schedule "
+                << seed_ << ", launch " << launches_ << ")" << std::endl
+                << msg.INDENT << "Kernel: " << msg.CURRENT_KERNEL << std::endl;
+            for (const auto &[g, site] : d.waits)
+                msg << std::endl
+                    << "Group" << Size3(g, groups_) << " waits at "
+                    << static_cast<const llvm::Instruction *>(site) << std::endl;
+            if (d.not_started)
+                msg << std::endl
+                    << d.not_started << " group(s) never started: Oclgrind runs " << workers_
+                    << " at once here" << std::endl;
+            msg << "Fix: " << (d.not_started
+                                   ? "the groups that wait need ones that never start: a wait "
+                                     "between groups needs them all running at once (fewer "
+                                     "groups, or occupancy discovery)"
+                                   : "no group will ever write what they wait for: look for a "
+                                     "lock never freed, an arrival no group counts or a release "
+                                     "no group makes (a count reset after the release loses an "
+                                     "early arrival)")
+                << std::endl;
+            msg.send();
+            deadlock_sent_ = true;
+        }
+        // The other workers stop after the report (bounded: a report takes milliseconds).
+        for (int i = 0; i < 5000 && !deadlock_sent_; ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        throw FatalError("hbcheck: the launch stopped at the deadlock above", "hbcheck", 0);
+    }
+
+    std::size_t index_of(const Size3 &g) const { return g.x + groups_.x * (g.y + groups_.y * g.z); }
 
     Size3 global_id(std::size_t item) const {
         const std::size_t per = local_.x * local_.y * local_.z;
@@ -362,10 +539,18 @@ private:
     std::set<std::pair<const void *, const void *>> reported_;
     std::mutex polls_mu_;
     std::map<const llvm::Instruction *, bool> polls_;  // loads seen, and whether each is a poll
+    std::unordered_map<std::uint64_t, std::uint64_t> last_polls_;  // (item, load, address): value
+    std::set<size_t> polled_;  // addresses a poll has read
+    hbcheck::Schedule schedule_;
+    std::uint64_t seed_ = 0, launch_seed_ = 0, launches_ = 0;
+    unsigned workers_ = 1;
+    bool scheduled_ = false;
+    std::atomic<bool> deadlock_told_{false}, deadlock_sent_{false};
 };
 
 thread_local HbCheck::Pending HbCheck::pending_;
 thread_local bool HbCheck::held_ = false;
+thread_local HbCheck::Touch HbCheck::touch_;
 
 std::mutex instances_mu;
 std::map<Context *, HbCheck *> instances;  // one per Oclgrind context

@@ -42,7 +42,9 @@ inline const synclab::Declaration kLab{
     .grading = {{"--exact", "--trials", "3", "--groups", "5"},
                 {"--exact", "--trials", "2", "--groups", "3", "--wg", "1"},
                 {"--exact", "--trials", "2", "--groups", "2", "--wg", "1024", "--iters", "8"}},
-    .race_checks = {{"--groups", "3", "--wg", "16", "--iters", "4"}},
+    // On Oclgrind each trial is a launch in its own schedule (--schedule): 32 of them interleave
+    // the countdown's last two arrivals in every grading (docs/grading.md, "Schedules").
+    .race_checks = {{"--groups", "3", "--wg", "16", "--iters", "4", "--trials", "32"}},
     .oclgrind_groups = 4,  // groups that wait for one another meet; hbcheck judges their fences
     // Stress schedules: the lock and the family's countdown and append between groups of one
     // work-item each, so every group's first work-item runs the protocol (synclab/stress.hpp).

@@ -31,7 +31,10 @@ static Workload workload(const Lab &lab) {
     // On a GPU the quiet window is 512 polls (0.75 ms on an H100 at 4224 groups of 64).
     // CPU: volatile polls of about 1 ns each, or 6-11 ns in a stress run's unoptimised build, so
     // there 2^21 keep the same quiet window (about 16 ms), longer than a descheduled thread's wait.
-    w.grace = pick("grace", 1u << 15, lab.opt.stress ? 1u << 21 : 1u << 24, 1u << 9);
+    // Oclgrind's schedule (--schedule) lets every newcomer in before a poll repeats itself long;
+    // its patience (2^14 vain polls) must outlast the quiet window.
+    w.grace = pick("grace", lab.opt.schedule ? 1u << 10 : 1u << 15,
+                   lab.opt.stress ? 1u << 21 : 1u << 24, 1u << 9);
     if (w.n < 2 || w.n > (std::size_t(1) << 28))
         throw UsageError("-n " + std::to_string(w.n) + " is out of range: use -n 2 to 268435456");
     if (w.steps < 1 || w.steps > 100000)

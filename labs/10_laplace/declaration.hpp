@@ -31,8 +31,12 @@ inline const synclab::Declaration kLab{
     // last row and column (a halo load without its guard reads past the grid there); then a
     // ragged one, whose work-items past the grid leave early (a barrier after that return is
     // divergence, which POCL meets as a crash).
+    // Each trial a launch in its own schedule (--schedule), on the persistent sweep alone, whose
+    // groups wait for one another.
     .race_checks = {{"--grid", "16x12", "--block", "8x4", "--sweeps", "3"},
-                    {"--grid", "13x7", "--block", "8x4", "--sweeps", "2"}},
+                    {"--grid", "13x7", "--block", "8x4", "--sweeps", "2"},
+                    {"--grid", "16x12", "--block", "8x4", "--sweeps", "3", "--variant",
+                     "persistent", "--trials", "32"}},
     // Oclgrind 21.10's uninitialised-value check crashes on rows4's vload4 (as on lab 08's
     // float4 loads): only it is off. A tile read before it is loaded still shows as a wrong point.
     .oclgrind_off = {"uninitialized"},

@@ -49,7 +49,10 @@ Settings settings(const Lab &lab) {
     if (x.count("dump")) s.dump = x["dump"].as<std::string>();
     // A spin poll costs about 1 ns on a CPU core, about 1 us on a GPU, far more on Oclgrind.
     s.budget = x.count("budget") ? x["budget"].as<unsigned>() : og ? 1u << 18 : cpu ? 1u << 27 : 1u << 21;
-    s.grace = x.count("grace") ? x["grace"].as<unsigned>() : og ? 1u << 15 : cpu ? 1u << 19 : 1u << 12;
+    // Oclgrind's schedule (--schedule) lets every newcomer in before a poll repeats itself long;
+    // its patience (2^14 vain polls) must outlast the quiet window.
+    const unsigned og_grace = lab.opt.schedule ? 1u << 10 : 1u << 15;
+    s.grace = x.count("grace") ? x["grace"].as<unsigned>() : og ? og_grace : cpu ? 1u << 19 : 1u << 12;
 
     if (s.I < 3 || s.J < 3 || s.I > 32768 || s.J > 32768)
         throw UsageError("--grid " + grid.text() + " is out of range: use 3 to 32768 points each way "

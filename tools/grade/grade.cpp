@@ -14,7 +14,7 @@ namespace {
 constexpr const char *kGradeNames[] = {"", "pass", "fail", "missing"};
 constexpr const char *kKindNames[] = {"",          "pass",          "missing",   "refused",
                                       "compile-error", "wrong-answer", "crash",   "timeout",
-                                      "stress",    "data-race",     "memory-model",
+                                      "stress",    "data-race",     "memory-model",  "deadlock",
                                       "barrier-divergence", "out-of-bounds", "uninitialized",
                                       "error",     "stress-pending"};
 static_assert(std::size(kKindNames) == static_cast<std::size_t>(Kind::StressPending) + 1);

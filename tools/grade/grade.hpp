@@ -21,7 +21,7 @@ enum class Grade { Unfinished, Pass, Fail, Missing };
 enum class Kind {
     None,  // not graded (yet)
     Pass, Missing, Refused, CompileError, WrongAnswer, Crash, Timeout, Stress,
-    DataRace, MemoryModel, BarrierDivergence, OutOfBounds, Uninitialized,  // Oclgrind's, hbcheck's
+    DataRace, MemoryModel, Deadlock, BarrierDivergence, OutOfBounds, Uninitialized,  // Oclgrind's, hbcheck's
     Error,         // the grading could not judge it (the lab left no verdict, a set-up failure)
     StressPending  // passed all but its stress schedules, which grade_labs runs later (never recorded)
 };

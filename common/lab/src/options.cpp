@@ -30,6 +30,10 @@ cxxopts::Options make_parser(const std::string &program, const std::string &desc
                    "own, see above; 1 on Oclgrind)", cxxopts::value<int>())
         ("seed", "random seed (0: a fresh seed each run)",
          cxxopts::value<std::uint64_t>()->default_value("0"))
+        ("schedule", "on Oclgrind, where work-groups wait for one another: run one group at a time, "
+                     "switched where groups interact, in the interleaving this seed gives (each "
+                     "launch, each trial, its own from it; the same on every machine); 0: as "
+                     "Oclgrind's threads take them", cxxopts::value<std::uint64_t>()->default_value("1"))
         ("exact", "grading inputs: whole numbers 1 to 3 (products 1 to 9), so every partial sum is "
                   "exact in float in any order; each work-group's sum and the total must then match "
                   "the host's exactly, and a dropped element always shows (labs that add numbers)")
@@ -79,6 +83,7 @@ bool parse(cxxopts::Options &parser, int argc, char **argv, Options &o) {
     if (r.count("groups")) o.groups = r["groups"].as<std::size_t>();
     if (r.count("trials")) o.trials = r["trials"].as<int>();
     o.seed = r["seed"].as<std::uint64_t>();
+    o.schedule = r["schedule"].as<std::uint64_t>();
     o.exact = r.count("exact") > 0;
     o.variant = r["variant"].as<std::string>();
     o.csv = r["csv"].as<std::string>();

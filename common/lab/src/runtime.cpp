@@ -274,6 +274,10 @@ int run_once(int argc, char **argv, const Declaration &decl, const std::function
             describe(std::cout, decl);
             return kOk;
         }
+        // hbcheck's scheduler (hbcheck/include/hbcheck/schedule.hpp) reads its seed at each launch
+        // on Oclgrind; only labs whose groups wait for one another load it with several workers.
+        if (decl.oclgrind_groups)
+            setenv("SYNCLAB_SCHEDULE", std::to_string(opt.schedule).c_str(), 1);
         // POCL reads its threads at the process's first OpenCL call (listing the devices is one),
         // and keeps them to its end.
         // A process runs stress lines (--stress, --warm-up too) or other lines, not both: every

@@ -1,5 +1,6 @@
 #include "synclab/oclgrind.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <regex>
@@ -16,6 +17,7 @@ namespace {
 
 std::string classify(const std::string &headline) {
     if (headline.find("unordered race") != std::string::npos) return "memory-model";
+    if (headline.rfind("Deadlock:", 0) == 0) return "deadlock";
     if (headline.find("data race") != std::string::npos) return "data-race";
     if (headline.find("divergence") != std::string::npos) return "barrier-divergence";
     if (headline.rfind("Invalid read", 0) == 0 || headline.rfind("Invalid write", 0) == 0)
@@ -37,7 +39,9 @@ std::vector<OclgrindFinding> parse_oclgrind_log(const std::string &log) {
     static const std::regex entity(
         R"(^(First|Second) entity:\s+Global\((\d+),(\d+),(\d+)\)(?:.*Group\(((\d+),\d+,\d+)\))?)");
     static const std::regex only(R"(^Only (\d+) out of (\d+) work-items)");
-    static const std::regex notice(R"(^(Oclgrind: |\d+ (errors?|warnings?) generated))");
+    // The notices, and each worker's stop after hbcheck's deadlock report (told once, above).
+    static const std::regex notice(
+        R"(^(Oclgrind: |\d+ (errors?|warnings?) generated|OCLGRIND FATAL ERROR \(hbcheck|hbcheck: the launch stopped))");
     std::vector<OclgrindFinding> out;
     std::istringstream in(log);
     std::string raw;
@@ -219,6 +223,17 @@ std::string OclgrindFinding::friendly() const {
           << (w->line ? "line " + std::to_string(w->line) : std::string("a line")) << " "
           << (w->access.empty() ? "uses" : w->access) << " (work-item " << w->global_id
           << ", group " << w->group << "), with no fence and atomic between them";
+        if (!fix.empty()) s << ": " << fix;
+    } else if (kind == "deadlock") {
+        std::vector<int> at = lines;
+        std::sort(at.begin(), at.end());
+        at.erase(std::unique(at.begin(), at.end()), at.end());
+        std::string waits;
+        for (int l : at) waits += (waits.empty() ? file + ":" : ", ") + std::to_string(l);
+        const auto open = headline.find("(schedule");
+        s << "deadlock" << in << ": every work-group that runs waits" << (waits.empty() ? "" : " (at " + waits + ")")
+          << " for a word that no running group changes";
+        if (open != std::string::npos) s << " " << headline.substr(open);
         if (!fix.empty()) s << ": " << fix;
     } else if (kind == "barrier-divergence" && return_line) {
         s << "barrier divergence" << in << ": work-items that return at " << file << ":"

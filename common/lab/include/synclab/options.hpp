@@ -19,6 +19,7 @@ struct Options {
     std::size_t groups = 0;   // --groups (Lab::groups_or: the lab's own default when not given)
     int trials = 1;           // --trials (Lab::trials_or: the lab's own default when not given)
     std::uint64_t seed = 0;   // --seed; 0: fresh every run
+    std::uint64_t schedule = 1;  // --schedule: hbcheck's seed on Oclgrind (SYNCLAB_SCHEDULE); 0: off
     bool exact = false;       // --exact: whole-number inputs, sums compared exactly (reference.hpp)
     std::string variant;      // --variant; the lab lists its own
     std::string csv;          // --csv FILE ("-" for stdout)

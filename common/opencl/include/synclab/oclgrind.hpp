@@ -10,11 +10,13 @@ namespace synclab {
 // tests all rank findings by it.
 // "memory-model" is hbcheck's (hbcheck/): accesses of two work-groups that no fence and atomic
 // order.
-inline constexpr const char *kOclgrindFailingKinds[] = {"data-race", "memory-model",
+// "deadlock" is hbcheck's schedule's (hbcheck/include/hbcheck/schedule.hpp): every group that
+// runs waits for a word no running group changes.
+inline constexpr const char *kOclgrindFailingKinds[] = {"data-race", "memory-model", "deadlock",
                                                         "barrier-divergence", "out-of-bounds",
                                                         "uninitialized"};
-constexpr int kOclgrindNotFailing = 5;  // the rank of every other kind ("other")
-// A kind's place in kOclgrindFailingKinds (0 to 4), or kOclgrindNotFailing.
+constexpr int kOclgrindNotFailing = 6;  // the rank of every other kind ("other")
+// A kind's place in kOclgrindFailingKinds (0 to 5), or kOclgrindNotFailing.
 int oclgrind_priority(const std::string &kind);
 
 struct OclgrindFinding {
@@ -25,7 +27,7 @@ struct OclgrindFinding {
         std::string access;  // "reads", "writes", "updates" or "" when unknown
         int line = 0;
     };
-    std::string kind;    // "data-race", "memory-model", "barrier-divergence", "out-of-bounds",
+    std::string kind;    // "data-race", "memory-model", "deadlock", "barrier-divergence", "out-of-bounds",
                          // "uninitialized", or "other"
     std::string kernel;  // the kernel named in the report
     std::string file;    // as the #line directive gave it
