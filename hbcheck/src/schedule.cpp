@@ -166,13 +166,15 @@ void Schedule::point(std::size_t g, Point p, const void *site, std::size_t addre
         return;
     }
     // A poll that read what it read last time: g waits. A group that moved since the last write
-    // goes next; when none did, the waiting groups take turns, one poll each (so that a bounded
-    // wait of the kernel's own counts on), until every one has polled in vain `patience` times.
+    // goes next; when none did, the waiting groups take turns, kTurn polls each (so that a bounded
+    // wait of the kernel's own counts on, without a hand-over a poll), until every one has polled
+    // in vain `patience` times.
     ++stale_count_[g];
     stale_epoch_[g] = epoch_;
     wait_site_[g] = site;
     wait_address_[g] = address;
     std::size_t next = pick(g, false);
+    if (next == kNone && stale_count_[g] % kTurn != 0 && stale_count_[g] <= patience_) return;
     for (std::size_t i = 1; next == kNone && i < groups_; ++i) {
         const std::size_t h = (g + i) % groups_;
         if (live_[h] && stale_count_[h] <= patience_) next = h;

@@ -56,6 +56,7 @@ public:
     // Longer than any bounded wait the labs give a kernel on Oclgrind (lab 09's discovery: 2^10
     // quiet polls), shorter than their budgets (2^18), so a deadlock is told before a give-up.
     static constexpr std::size_t kPatience = std::size_t(1) << 14;
+    static constexpr std::size_t kTurn = 64;  // vain polls a waiting group makes a turn, when all wait
 
 private:
     static constexpr std::size_t kNone = ~std::size_t(0);
