@@ -44,7 +44,6 @@ void Schedule::begin(std::uint64_t seed, std::size_t groups, std::size_t workers
     for (std::size_t h = 0; h < groups; ++h) cvs_.push_back(std::make_unique<std::condition_variable>());
     deadlocked_ = abandoned_ = false;
     found_ = {};
-    switches_ = 0;
 }
 
 void Schedule::end() {
@@ -95,12 +94,11 @@ void Schedule::wait_turn(std::unique_lock<std::mutex> &lock, std::size_t g) {
 
 void Schedule::hand_to(std::unique_lock<std::mutex> &lock, std::size_t g, std::size_t next) {
     running_ = next;
-    ++switches_;
     wake(next);
     wait_turn(lock, g);
 }
 
-void Schedule::deadlock(std::unique_lock<std::mutex> &, std::size_t) {
+void Schedule::deadlock() {
     found_ = {};
     for (std::size_t h = 0; h < groups_; ++h)
         if (live_[h]) found_.waits.push_back({h, wait_site_[h]});
@@ -181,7 +179,7 @@ void Schedule::point(std::size_t g, Point p, const void *site, std::size_t addre
     }
     if (next == kNone) {
         if (stale_count_[g] <= patience_) return;
-        deadlock(lock, g);
+        deadlock();
     }
     hand_to(lock, g, next);
 }

@@ -51,7 +51,6 @@ public:
     // A wait for the turn that saw no beat for this long gives the schedule up (a worker that
     // stopped on an error holds the turn): the groups then run as Oclgrind's threads take them.
     bool abandoned() const { return abandoned_; }
-    std::size_t switches() const { return switches_; }
 
     // Longer than any bounded wait the labs give a kernel on Oclgrind (lab 09's discovery: 2^10
     // quiet polls), shorter than their budgets (2^18), so a deadlock is told before a give-up.
@@ -67,7 +66,7 @@ private:
     std::size_t waiter_on(std::size_t g, std::size_t address);
     void hand_to(std::unique_lock<std::mutex> &lock, std::size_t g, std::size_t next);
     void wait_turn(std::unique_lock<std::mutex> &lock, std::size_t g);
-    [[noreturn]] void deadlock(std::unique_lock<std::mutex> &lock, std::size_t g);
+    [[noreturn]] void deadlock();
 
     bool on_ = false;
     std::mutex mu_;
@@ -87,7 +86,6 @@ private:
     std::vector<std::size_t> wait_address_;
     bool deadlocked_ = false, abandoned_ = false;
     Deadlock found_;
-    std::size_t switches_ = 0;
     std::atomic<std::uint64_t> beats_{0};
 };
 
