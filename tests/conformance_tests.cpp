@@ -162,7 +162,8 @@ struct RaceCheck {
     std::vector<synclab::OclgrindFinding> findings;  // distinct
 };
 RaceCheck race_check(const Tree &t, const grade::Recipe &lab, const std::string &kernels_dir,
-                     const std::string &variant) {
+                     const std::string &variant,
+                     const std::vector<std::vector<std::string>> &shapes) {
     char dir[] = "/tmp/synclab-race-XXXXXX";
     REQUIRE(mkdtemp(dir));
     const std::string log = std::string(dir) + "/oclgrind.log";
@@ -172,7 +173,7 @@ RaceCheck race_check(const Tree &t, const grade::Recipe &lab, const std::string 
                                            {"OCLGRIND_UNINITIALIZED", ""},
                                            {"OCLGRIND_LOG", log}};
     RaceCheck r;
-    for (const auto &shape : lab.oclgrind) {  // as the grader: until one shape finds something
+    for (const auto &shape : shapes) {  // as the grader: until one shape finds something
         std::vector<std::string> a{"--kernels", kernels_dir, "--device", "oclgrind", "--variant", variant};
         a.insert(a.end(), shape.begin(), shape.end());
         r.outcome = run(t, lab, a, env);
@@ -186,42 +187,27 @@ RaceCheck race_check(const Tree &t, const grade::Recipe &lab, const std::string 
 void solutions_clean_on_oclgrind(const Tree &t, const grade::Recipe &lab) {
     CAPTURE(lab.executable);
     REQUIRE_MESSAGE(!lab.oclgrind.empty(), "no race check: " << lab.race_skipped);
-    const RaceCheck r = race_check(t, lab, kernels(t, "solutions"), graded_variants(lab));
-    CAPTURE(r.outcome.process.out);
-    CAPTURE(r.outcome.process.err);
-    CHECK(r.outcome.process.exit_code == 0);
-    CHECK(r.outcome.verdict.kind == "verified");
-    for (const auto &f : r.findings) FAIL_CHECK(f.friendly());
+    // The declared checks, then every member of the drawn set: a grading may draw any of them.
+    auto shapes = lab.oclgrind;
+    for (const auto &member : lab.declaration.drawn_checks) shapes.push_back(member);
+    for (const auto &shape : shapes) {
+        const RaceCheck r = race_check(t, lab, kernels(t, "solutions"), graded_variants(lab), {shape});
+        CAPTURE(shape);
+        CAPTURE(r.outcome.process.out);
+        CAPTURE(r.outcome.process.err);
+        CHECK(r.outcome.process.exit_code == 0);
+        CHECK(r.outcome.verdict.kind == "verified");
+        for (const auto &f : r.findings) FAIL_CHECK(f.friendly());
+    }
 }
 
 using test::Expect;
 using test::expectation;
 
-// The kind the dynamic runs give: the first failure over the grading argument sets and graded
-// variants, "pass" when every one verified.
-std::string dynamic_kind(const Tree &t, const grade::Recipe &lab, const std::string &dir,
-                         std::string *said) {
-    for (const auto &args : lab.runs) {
-        // 15 s: a fixture's first run has POCL compile every kernel of the file (lab 09's eight
-        // took 3 s on the loaded 2-core machine), and the watchdog counts that too.
-        std::vector<std::string> a{"--kernels", dir, "--variant", graded_variants(lab), "--timeout",
-                                   "15"};
-        a.insert(a.end(), args.begin(), args.end());
-        const Outcome o = run(t, lab, a, grade::dynamic_run_env(lab.declaration));  // as graded
-        const auto &v = o.verdict;
-        *said = v.where + ": " + v.message + "\n" + o.process.out.substr(0, 2000);
-        if (!v.finished) return o.process.signal ? "crash" : o.process.timed_out ? "timeout" : "error";
-        if (v.kind == "wrong") return "wrong-answer";
-        if (v.kind != "verified") return v.kind;  // compile-error, crash, timeout or error
-    }
-    return "pass";
-}
-
 // The first of Oclgrind's kinds in the grader's order, over every graded variant; "pass": none.
 // A race check's wrong answer with no finding fails as one, as the grader's does.
-std::string oclgrind_kind(const Tree &t, const grade::Recipe &lab, const std::string &dir) {
+std::string kind_of(const RaceCheck &r) {
     int best = synclab::kOclgrindNotFailing;
-    const RaceCheck r = race_check(t, lab, dir, graded_variants(lab));
     for (const auto &f : r.findings) best = std::min(best, synclab::oclgrind_priority(f.kind));
     if (best < synclab::kOclgrindNotFailing) return synclab::kOclgrindFailingKinds[best];
     return r.outcome.verdict.kind == "wrong" ? "wrong-answer" : "pass";
@@ -273,6 +259,45 @@ TEST_CASE("every lab has a race check on Oclgrind") {
     }
 }
 
+// The value after `flag` in a race check's arguments, 0 where absent.
+std::size_t arg_value(const std::vector<std::string> &args, const std::string &flag) {
+    const auto at = std::find(args.begin(), args.end(), flag);
+    return at == args.end() || at + 1 == args.end() ? 0 : std::stoul(*(at + 1));
+}
+
+TEST_CASE("every lab draws a race check from a set of multi-group shapes the declared ones do not use") {
+    for (const auto &lab : labs_of(project())) {
+        CAPTURE(lab.executable);
+        const auto &drawn = lab.declaration.drawn_checks;
+        REQUIRE(drawn.size() >= 3);
+        std::set<std::vector<std::string>> distinct(drawn.begin(), drawn.end());
+        CHECK(distinct.size() == drawn.size());
+        std::set<std::string> sizes;
+        for (const auto &member : drawn) {
+            CAPTURE(member);
+            CHECK(std::find(lab.oclgrind.begin(), lab.oclgrind.end(), member) == lab.oclgrind.end());
+            for (const auto &flag : {"--wg", "--block"}) {
+                const auto at = std::find(member.begin(), member.end(), flag);
+                if (at != member.end()) sizes.insert(*(at + 1));
+            }
+            const std::size_t groups = arg_value(member, "--groups");
+            if (lab.declaration.oclgrind_groups) {
+                // Groups that meet: each a worker of its own, at a count neither a square nor a
+                // power of two (a grid's groups are its tiles; its persistent kernel's, the workers).
+                const std::size_t threads = arg_value(member, "--oclgrind-threads");
+                CHECK(threads >= 5);
+                CHECK(threads <= 7);
+                if (groups) CHECK(groups == threads);
+            } else if (groups) {
+                CHECK(groups >= 5);
+            } else {  // -n over --wg: several groups
+                CHECK(arg_value(member, "-n") > 2 * arg_value(member, "--wg"));
+            }
+        }
+        CHECK(sizes.size() >= 2);  // more than one work-group size
+    }
+}
+
 TEST_CASE("every lab grades over a handful of argument sets that vary the work-group size") {
     for (const auto &lab : labs_of(project())) {
         CAPTURE(lab.executable);
@@ -289,35 +314,32 @@ TEST_CASE("every lab grades over a handful of argument sets that vary the work-g
     }
 }
 
-// Each fixture (tests/fixtures/submissions/, and the patches applied) graded as the grader would, from its lab's own
-// declaration: the dynamic runs alone give its without-oclgrind kind, and with the race check
-// its kind; a compile error names the file:line of its reason.
-TEST_CASE("every fixture is graded by its lab's own declaration as its expect line says") {
+// A fixture that says "drawn: every" is one the declared race checks miss (they find nothing) and
+// every member of the drawn set finds, so any grading catches it; one that expects a pass passes
+// every member. The grader's fixture test (grade_tests.cpp) grades every fixture as a whole.
+TEST_CASE("a fixture the declared race checks miss is found by every drawn member, and a right one by none") {
+    if (!test::have_oclgrind()) return;
     const Tree t = project();
     std::map<std::string, grade::Recipe> by_file;
     for (const auto &lab : labs_of(t)) by_file[lab.kernel_file] = lab;
-    std::vector<fs::path> files;
+    int drawn_every = 0;
     for (const auto &folder : fs::directory_iterator(test::fixture_class()))
-        for (const auto &file : fs::directory_iterator(folder.path())) files.push_back(file.path());
-    std::sort(files.begin(), files.end());
-    for (const auto &file : files) {
-        CAPTURE(file.string());
-        REQUIRE(by_file.count(file.filename().string()));
-        const grade::Recipe &lab = by_file.at(file.filename().string());
-        const Expect e = expectation(slurp(file.string()));
-        const std::string dir = file.parent_path().string();
-        std::string said;
-        const std::string dynamic = dynamic_kind(t, lab, dir, &said);
-        CAPTURE(dynamic);
-        CAPTURE(said);
-        if (!e.without_oclgrind.count("any")) CHECK(e.without_oclgrind.count(dynamic) == 1);
-        if (dynamic == "compile-error" && !e.reason.empty())
-            CHECK(said.find(e.reason) != std::string::npos);
-        if (!test::have_oclgrind() || e.kinds.count("any")) continue;
-        const std::string full = dynamic != "pass" ? dynamic : oclgrind_kind(t, lab, dir);
-        CAPTURE(full);
-        CHECK(e.kinds.count(full) == 1);
-    }
+        for (const auto &file : fs::directory_iterator(folder.path())) {
+            const Expect e = expectation(slurp(file.path().string()));
+            const bool right = e.kinds == std::set<std::string>{"pass"};
+            if (!e.drawn_every && !right) continue;
+            CAPTURE(file.path().string());
+            REQUIRE(by_file.count(file.path().filename().string()));
+            const grade::Recipe &lab = by_file.at(file.path().filename().string());
+            const std::string dir = file.path().parent_path().string();
+            CHECK(kind_of(race_check(t, lab, dir, graded_variants(lab), lab.oclgrind)) == "pass");
+            for (const auto &member : lab.declaration.drawn_checks) {
+                CAPTURE(member);
+                CHECK(e.kinds.count(kind_of(race_check(t, lab, dir, graded_variants(lab), {member}))) == 1);
+            }
+            drawn_every += e.drawn_every;
+        }
+    CHECK(drawn_every >= 1);
 }
 
 TEST_CASE("every handout's grading section lists its lab's grading runs and race check") {
@@ -337,7 +359,9 @@ TEST_CASE("every handout's grading section lists its lab's grading runs and race
         for (const auto &args : lab.runs) block += line(args) + "\n";
         CHECK_MESSAGE(section.find("```\n" + block + "```") != std::string::npos,
                       "the grading runs, one per line:\n" << block);
-        for (const auto &shape : lab.oclgrind) {  // each race check, as one line of Markdown code
+        auto shapes = lab.oclgrind;  // each race check, declared or drawn, as Markdown code
+        for (const auto &member : lab.declaration.drawn_checks) shapes.push_back(member);
+        for (const auto &shape : shapes) {
             std::string flat = section;
             std::replace(flat.begin(), flat.end(), '\n', ' ');
             CHECK_MESSAGE(flat.find("--device oclgrind " + line(shape) + "`") != std::string::npos,

@@ -2,11 +2,14 @@
 // the scaffolding's CSV table puts every value in its named column.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <map>
 #include <fstream>
 #include <sstream>
 #include <unistd.h>
 
+#include "grade/labs.hpp"  // race_checks_of
 #include "grade_support.hpp"  // TempDir, contains
 #include "support.hpp"
 #include "synclab/declaration.hpp"
@@ -29,6 +32,7 @@ TEST_CASE("a declaration reads back as written, and a bad description is refused
                                {.name = "c", .kernels = {"k4"}, .graded = false}},
                   .grading = {{"-n", "5"}, {"--wg", "64", "--trials", "2"}},
                   .race_checks = {{"--wg", "64"}, {"--wg", "48", "-n", "100"}},
+                  .drawn_checks = {{"--groups", "5"}, {"--groups", "6", "--wg", "4"}},
                   .oclgrind_off = {"uninitialized"},
                   .build_per_size = true,
                   .oclgrind_groups = 4,
@@ -52,6 +56,7 @@ TEST_CASE("a declaration reads back as written, and a bad description is refused
     CHECK_FALSE(r.variants[2].graded);
     CHECK(r.grading == d.grading);
     CHECK(r.race_checks == d.race_checks);
+    CHECK(r.drawn_checks == d.drawn_checks);
     CHECK(r.oclgrind_off == d.oclgrind_off);
     CHECK(r.build_per_size);
     CHECK(r.oclgrind_groups == 4);
@@ -276,6 +281,31 @@ TEST_CASE("a batch runs its lines in one process, each with its own verdict, unt
         CHECK(verdict_of(8).kind == "usage");
         CHECK(contains(og.err, "one Oclgrind run per process"));
     }
+}
+
+TEST_CASE("a grading draws one member of the drawn race checks: the same for the same kernel, each for some") {
+    Declaration d{.dir = "42_some_topic",
+                  .race_checks = {{"--wg", "64"}},
+                  .drawn_checks = {{"--groups", "5"}, {"--groups", "6"}, {"--groups", "7"}}};
+    const grade::Recipe r = grade::recipe_of(d);
+    const auto once = grade::race_checks_of(r, 7, "kernel void k() {}");
+    REQUIRE(once.size() == 2);
+    CHECK(once.front() == d.race_checks.front());  // the declared checks first, in order
+    CHECK(std::count(d.drawn_checks.begin(), d.drawn_checks.end(), once.back()) == 1);
+    CHECK(grade::race_checks_of(r, 7, "kernel void k() {}") == once);  // a function of its inputs
+    // Over texts that differ by a byte, and over keys, every member is drawn.
+    std::map<std::vector<std::string>, int> by_text, by_key;
+    for (int i = 0; i < 60; ++i) {
+        by_text[grade::race_checks_of(r, 7, "kernel void k() {}" + std::string(i, ' ')).back()]++;
+        by_key[grade::race_checks_of(r, i, "kernel void k() {}").back()]++;
+    }
+    CHECK(by_text.size() == 3);
+    CHECK(by_key.size() == 3);
+    for (const auto &[shape, n] : by_text) CHECK(n >= 10);  // none rare: 20 expected of 60
+    // No drawn set: the declared checks alone.
+    CHECK(grade::race_checks_of(grade::recipe_of(Declaration{.dir = "43_other",
+                                                             .race_checks = {{"-n", "9"}}}),
+                                7, "x") == std::vector<std::vector<std::string>>{{"-n", "9"}});
 }
 
 }  // TEST_SUITE

@@ -108,6 +108,13 @@ TEST_CASE("lab09 too many groups: the naive barriers give up within their budget
     CHECK(sched.exit_code == 1);
     CHECK(sched.out.find("centralized WRONG: deadlock in kernel barrierCentralized") != std::string::npos);
     CHECK(sched.out.find("need ones that never start") != std::string::npos);
+    // A worker for each of the six (--oclgrind-threads): they all meet, and the barrier holds.
+    const auto all = run_lab(kLab, {"--kernels", test::source("solutions"), "--device", "oclgrind",
+                                    "--variant", "centralized", "--groups", "6", "-n", "48", "--wg",
+                                    "8", "--steps", "2", "--oclgrind-threads", "6"});
+    CAPTURE(all.out);
+    CHECK(all.exit_code == 0);
+    CHECK(all.out.find("deadlock") == std::string::npos);
 }
 
 TEST_CASE("lab09 a barrier that does not wait is caught on POCL while the solution passes") {
@@ -218,6 +225,7 @@ TEST_CASE("lab09 bad input exits 2 with one line naming the cause and the fix") 
         {{"--sweep", "fast"}, "use groups, steps or occupancy"},
         {{"--exact"}, "leave out --exact"},
         {{"--variant", "fast"}, "unknown --variant 'fast'"},
+        {{"--oclgrind-threads", "65"}, "use 1 to 64"},
     };
     for (const auto &[args, says] : cases) test::check_usage_error(kLab, args, says);
 }

@@ -146,6 +146,7 @@ Expect expectation(const std::string &text) {
         part.erase(0, part.find_first_not_of(' '));
         if (part.rfind("without-oclgrind: ", 0) == 0) e.without_oclgrind = kinds(part.substr(18));
         else if (part.rfind("reason: ", 0) == 0) e.reason = part.substr(8);
+        else if (part == "drawn: every") e.drawn_every = true;
         else e.kinds = kinds(part);
     }
     if (e.without_oclgrind.empty()) e.without_oclgrind = e.kinds;

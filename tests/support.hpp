@@ -42,6 +42,8 @@ void check_usage_error(const std::string &lab_name, const std::vector<std::strin
 struct Expect {
     std::set<std::string> kinds, without_oclgrind;  // "any": not checked
     std::string reason;
+    // "drawn: every": the declared race checks find nothing, every member of the drawn set does.
+    bool drawn_every = false;
 };
 // Fails the test (REQUIRE) when the text has no expect line.
 Expect expectation(const std::string &text);

@@ -17,4 +17,5 @@ inline const synclab::Declaration kLab{
                 {"--exact", "-n", "4099", "--wg", "1"},
                 {"--exact", "-n", "5003", "--wg", "1024"}},
     .race_checks = {{"-n", "1000", "--wg", "64"}},
+    .drawn_checks = {{"-n", "333", "--wg", "64"}, {"-n", "77", "--wg", "16"}, {"-n", "199", "--wg", "32"}},
 };

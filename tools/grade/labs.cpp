@@ -25,6 +25,26 @@ Recipe recipe_of(const synclab::Declaration &d) {
     return r;
 }
 
+std::vector<std::vector<std::string>> race_checks_of(const Recipe &r, std::uint64_t key,
+                                                     const std::string &kernel_text) {
+    auto shapes = r.oclgrind;
+    const auto &drawn = r.declaration.drawn_checks;
+    if (drawn.empty()) return shapes;
+    std::uint64_t h = 14695981039346656037ull;  // FNV-1a over the key, the lab and the text
+    auto mix = [&h](const std::string &bytes) {
+        for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ull;
+        h = (h ^ 0xff) * 1099511628211ull;  // a separator: ("ab","c") is not ("a","bc")
+    };
+    mix(std::to_string(key));
+    mix(r.id);
+    mix(kernel_text);
+    h ^= h >> 31;  // the low bits of FNV-1a mix poorly for a small modulus
+    h *= 0x9e3779b97f4a7c15ull;
+    h ^= h >> 29;
+    shapes.push_back(drawn[h % drawn.size()]);
+    return shapes;
+}
+
 std::vector<Recipe> discover_labs(const std::string &bin_dir, std::vector<std::string> *problems,
                                   const volatile int *stop) {
     static const std::regex name(R"(lab[0-9][0-9]_[A-Za-z0-9_]+)");

@@ -48,6 +48,7 @@ void describe(std::ostream &os, const Declaration &d) {
     }
     for (const auto &run : d.grading) os << "grade\t" << joined(run, '\t') << "\n";
     for (const auto &check : d.race_checks) os << "race\t" << joined(check, '\t') << "\n";
+    for (const auto &check : d.drawn_checks) os << "drawn\t" << joined(check, '\t') << "\n";
     if (!d.race_check_skipped.empty())
         os << "race-skipped\t" << one_field(d.race_check_skipped) << "\n";
     for (const auto &c : d.oclgrind_off) os << "oclgrind-off\t" << one_field(c) << "\n";
@@ -114,6 +115,8 @@ Declaration parse_description(const std::string &text) {
             d.grading.push_back(rest);
         } else if (f[0] == "race") {
             d.race_checks.push_back(rest);
+        } else if (f[0] == "drawn") {
+            d.drawn_checks.push_back(rest);
         } else if (f[0] == "race-skipped" && f.size() == 2) {
             d.race_check_skipped = f[1];
         } else if (f[0] == "oclgrind-off" && f.size() == 2) {

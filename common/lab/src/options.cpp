@@ -34,6 +34,10 @@ cxxopts::Options make_parser(const std::string &program, const std::string &desc
                      "switched where groups interact, in the interleaving this seed gives (each "
                      "launch, each trial, its own from it; the same on every machine); 0: as "
                      "Oclgrind's threads take them", cxxopts::value<std::uint64_t>()->default_value("1"))
+        ("oclgrind-threads", "on Oclgrind: how many work-groups run at once, a worker thread each "
+                             "(OCLGRIND_NUM_THREADS; default: as the environment says, else the "
+                             "lab's own: 4 where work-groups wait for one another)",
+         cxxopts::value<unsigned>()->default_value("0"))
         ("exact", "grading inputs: whole numbers 1 to 3 (products 1 to 9), so every partial sum is "
                   "exact in float in any order; each work-group's sum and the total must then match "
                   "the host's exactly, and a dropped element always shows (labs that add numbers)")
@@ -84,6 +88,10 @@ bool parse(cxxopts::Options &parser, int argc, char **argv, Options &o) {
     if (r.count("trials")) o.trials = r["trials"].as<int>();
     o.seed = r["seed"].as<std::uint64_t>();
     o.schedule = r["schedule"].as<std::uint64_t>();
+    o.oclgrind_threads = r["oclgrind-threads"].as<unsigned>();
+    if (o.oclgrind_threads > 64)
+        throw UsageError("--oclgrind-threads " + std::to_string(o.oclgrind_threads) +
+                         " is too many: use 1 to 64 (0: as the environment says)");
     o.exact = r.count("exact") > 0;
     o.variant = r["variant"].as<std::string>();
     o.csv = r["csv"].as<std::string>();

@@ -274,6 +274,16 @@ int run_once(int argc, char **argv, const Declaration &decl, const std::function
             describe(std::cout, decl);
             return kOk;
         }
+        // Oclgrind reads its worker count at each launch: a line's --oclgrind-threads holds for
+        // that line alone, the next gets the process's own again.
+        static const char *const threads_env = std::getenv("OCLGRIND_NUM_THREADS");
+        static const std::string threads_at_start = threads_env ? threads_env : "";
+        if (opt.oclgrind_threads)
+            setenv("OCLGRIND_NUM_THREADS", std::to_string(opt.oclgrind_threads).c_str(), 1);
+        else if (!threads_at_start.empty())
+            setenv("OCLGRIND_NUM_THREADS", threads_at_start.c_str(), 1);
+        else
+            unsetenv("OCLGRIND_NUM_THREADS");
         // hbcheck's scheduler (hbcheck/include/hbcheck/schedule.hpp) reads its seed at each launch
         // on Oclgrind; only labs whose groups wait for one another load it with several workers.
         if (decl.oclgrind_groups)

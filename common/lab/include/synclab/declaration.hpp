@@ -39,6 +39,12 @@ struct Declaration {
     // order, until one finds something (shapes a kernel meets: whole blocks and a ragged edge);
     // none, and race_check_skipped says why.
     std::vector<Args> race_checks = {};
+    // Race checks of which each grading draws one, run after `race_checks` found nothing:
+    // shapes a kernel must not hard-code (group counts neither squares nor powers of two, other
+    // work-group sizes), every member multi-group. The grader draws by a hash of the submitted
+    // kernel, the lab and its --seed, so a grade is a function of the submission; --describe
+    // lists the set, not the member one grading draws.
+    std::vector<Args> drawn_checks = {};
     std::string race_check_skipped = {};
     // Oclgrind checks the race check turns off (OCLGRIND_<NAME>=0), e.g. "uninitialized".
     std::vector<std::string> oclgrind_off = {};
@@ -99,6 +105,7 @@ inline const char *pocl_work_group_specialization(const Declaration &d) {
 //   variant <name> <kernels, comma-separated> <flags: todo,demonstration,ungraded or ->
 //   grade <arg> <arg> ...          one line per grading run
 //   race <arg> ...                 the race check's arguments (absent: none)
+//   drawn <arg> ...                a member of the set one race check is drawn from
 //   race-skipped <why>
 //   oclgrind-off <check>
 //   build-per-size                 its build options change with the grading sizes (-D)

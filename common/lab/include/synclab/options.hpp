@@ -20,6 +20,7 @@ struct Options {
     int trials = 1;           // --trials (Lab::trials_or: the lab's own default when not given)
     std::uint64_t seed = 0;   // --seed; 0: fresh every run
     std::uint64_t schedule = 1;  // --schedule: hbcheck's seed on Oclgrind (SYNCLAB_SCHEDULE); 0: off
+    unsigned oclgrind_threads = 0;  // --oclgrind-threads: groups Oclgrind runs at once; 0: as set
     bool exact = false;       // --exact: whole-number inputs, sums compared exactly (reference.hpp)
     std::string variant;      // --variant; the lab lists its own
     std::string csv;          // --csv FILE ("-" for stdout)
