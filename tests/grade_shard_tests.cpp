@@ -31,6 +31,8 @@ grades(const std::string &csv) {
 
 }  // namespace
 
+TEST_SUITE("grade") {
+
 TEST_CASE("three shards graded at once merge into the gradebook one run writes, JUnit names unclashed") {
     TempDir dir;
     const fs::path klass = dir.path / "class";
@@ -107,3 +109,5 @@ TEST_CASE("three shards graded at once merge into the gradebook one run writes, 
     refused({dir / "shard-1.csv", dir / "other-labs.csv"}, "the shards graded different labs");
     refused({dir / "shard-1.csv", dir / "shard-1.csv"}, "is named twice");
 }
+
+}  // TEST_SUITE

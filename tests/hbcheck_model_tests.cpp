@@ -459,8 +459,6 @@ TEST_CASE("hbcheck model: a global barrier joins a group's clocks, so one work-i
     }
 }
 
-}  // TEST_SUITE
-
 // A plain store to an atomic word ends its release sequence: an atomic that reads the plain value
 // synchronises with nobody before it (a barrier counter reset with a plain store).
 TEST_CASE("hbcheck model: a plain store to an atomic word ends what it released") {
@@ -484,6 +482,8 @@ TEST_CASE("hbcheck model: a plain store to an atomic word ends what it released"
     CHECK(reset.first().first.site == kWriteData);
     CHECK(reset.first().second.site == kReadData);
 }
+
+}  // TEST_SUITE
 
 TEST_SUITE("unit") {
 

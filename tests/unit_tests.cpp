@@ -14,6 +14,7 @@
 #include <fstream>
 #include <map>
 #include <random>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -772,6 +773,48 @@ TEST_CASE("the default --timeout is a minute where work-groups wait for one anot
     CHECK(run_timeout(plain, o) == 7);
     o.timeout = 0;  // 0: no limit
     CHECK(run_timeout(spin, o) == 0);
+}
+
+// The lines of a doctest listing, its header and footer left out.
+std::set<std::string> doctest_listing(const std::vector<std::string> &args) {
+    std::vector<std::string> argv{"/proc/self/exe", "--no-version"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const auto listed = run_process(argv);
+    REQUIRE(listed.exit_code == 0);
+    std::set<std::string> out;
+    std::istringstream lines(listed.out);
+    for (std::string l; std::getline(lines, l);)
+        if (!l.empty() && l.rfind("[doctest]", 0) != 0 && l.rfind("=====", 0) != 0) out.insert(l);
+    return out;
+}
+
+TEST_CASE("every test case is in a suite, so ctest's labels pick each one") {
+    const auto all = doctest_listing({"--list-test-cases"});
+    std::set<std::string> labelled;
+    for (const auto &suite : doctest_listing({"--list-test-suites"}))
+        for (const auto &name : doctest_listing({"--test-suite=" + suite, "--list-test-cases"}))
+            labelled.insert(name);
+    for (const auto &name : all) {
+        CAPTURE(name);
+        CHECK(labelled.count(name) == 1);
+    }
+    CHECK(all.size() > 100);
+}
+
+TEST_CASE("every name in tests/test_costs.cmake is a test case of this suite") {
+    std::ifstream in(test::source("tests/test_costs.cmake"));
+    REQUIRE(in);
+    const auto cases = doctest_listing({"--list-test-cases"});
+    int named = 0;
+    for (std::string l; std::getline(in, l);) {
+        const std::string head = "set_tests_properties(\"";
+        if (l.rfind(head, 0) != 0) continue;
+        const std::string name = l.substr(head.size(), l.rfind("\" PROPERTIES") - head.size());
+        CAPTURE(name);
+        CHECK(cases.count(name) == 1);  // ctest ignores a hint for no test: a rename loses it
+        ++named;
+    }
+    CHECK(named >= 10);
 }
 
 }  // TEST_SUITE
