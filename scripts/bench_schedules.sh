@@ -10,6 +10,7 @@
 # hbcheck's seeded schedules (docs/grading.md, "Schedules on Oclgrind"), so the kinds should not
 # move.
 # Usage: scripts/bench_schedules.sh [RUNS=3]   (from any folder, after a build)
+# BENCH_KEEP=DIR keeps each run's gradebook and log there as it finishes (SETTING-RUN.csv/.log).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-3}
@@ -47,6 +48,7 @@ grade() {  # setting, run
       --csv "$work/$1-$2.csv" >"$work/$1-$2.log" 2>&1 || true
   fi
   end=$(date +%s.%N)
+  [ -z "${BENCH_KEEP:-}" ] || { mkdir -p "$BENCH_KEEP"; cp "$work/$1-$2.csv" "$work/$1-$2.log" "$BENCH_KEEP/" 2>/dev/null || true; }
   awk -v s="$start" -v e="$end" -v n="$1 $2" 'BEGIN { printf "%-12s %6.1f s\n", n, e - s }'
 }
 for i in $(seq 1 "$runs"); do grade one-core "$i"; done

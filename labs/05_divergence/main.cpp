@@ -6,51 +6,15 @@
 
 #include "declaration.hpp"
 #include "divergence.hpp"
+#include "settings.hpp"
 #include "synclab/lab.hpp"
 
 using namespace synclab;
 
-// -k, --iters and --simd, each checked against what the kernels and the host check can take.
-static Params params(const Lab &lab) {
-    const cxxopts::ParseResult &x = lab.opt.extra;
-    Params p{x["ways"].as<int>(), x["iters"].as<int>(), x["simd"].as<int>()};
-    // Oclgrind interprets every instruction: keep its default run to seconds.
-    if (lab.env.info.is_oclgrind() && !x.count("iters")) p.iters = 16;
-    if (lab.opt.exact)
-        throw UsageError("--exact is for the labs that add numbers; lab 05 turns points, checked "
-                         "within a tolerance: leave out --exact");
-    if (p.k < 1 || p.k > kOps)
-        throw UsageError("-k " + std::to_string(p.k) + " is out of range: use -k 1 to 32 (the "
-                         "kernels' switch has 32 cases)");
-    if (p.iters < 1 || p.iters > (1 << 20))
-        throw UsageError("--iters " + std::to_string(p.iters) +
-                         " is out of range: use 1 to 1048576");
-    if (p.simd < 1 || p.simd > 256)
-        throw UsageError("--simd " + std::to_string(p.simd) + " is out of range: use 1 to 256 "
-                         "(32 on NVIDIA, 64 on AMD wavefronts)");
-    return p;
-}
-
 static int run(Lab &lab) {
-    const Options &o = lab.opt;
     const DeviceInfo &dev = lab.env.info;
     const Params p = params(lab);
-    lab.reject_groups("give the number of work-items with -n");
-    const std::size_t wg = o.wg ? o.wg : std::min<std::size_t>(64, dev.max_wg);
-    if (wg % p.simd)
-        throw UsageError("--wg " + std::to_string(wg) + " is not a multiple of --simd " +
-                         std::to_string(p.simd) + ", so warps would not line up with the uniform "
-                         "blocks: use --wg " + std::to_string(p.simd * 2));
-    // Enough items that even one warp in simd busy keeps a GPU full; a CPU runs one at a time.
-    std::size_t n = o.n ? o.n
-                  : dev.is_oclgrind() ? 1024
-                  : std::size_t(dev.compute_units) * (dev.is_cpu() ? 2048 : 32768);
-    if (!o.n) n = (n + wg - 1) / wg * wg;
-    const std::size_t most = (std::size_t(1) << 30) / wg * wg;
-    if (n % wg || n > most)
-        throw UsageError("-n " + std::to_string(n) + " must be a multiple of the work-group size " +
-                         std::to_string(wg) + " and at most 2^30: use -n " +
-                         std::to_string(std::min((n / wg + 1) * wg, most)));
+    const std::size_t wg = work_group(lab, p), n = work_items(lab, wg);
     const int launches = lab.trials_or(5);
 
     // Each variant's pair, divergent kernel first (declaration.hpp), built before anything is

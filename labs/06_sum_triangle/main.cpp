@@ -10,37 +10,33 @@
 
 using namespace synclab;
 
-struct Run {
-    std::string variant;
-    Shape shape;
-    std::vector<cl::Kernel> kernels;
-};
-
-struct Tally {
-    int wrong_trials = 0;
-    std::string first;  // the first wrong trial's first wrong entry
-    std::vector<double> ms;
-};
-
-static Tally trials_of(SumTriangle &t, Run &r, std::size_t wg, int trials) {
-    Tally y;
-    for (int k = 0; k < trials; ++k) {
-        const Launch l = t.run(r.kernels, r.shape, wg);
-        y.ms.push_back(l.ms);
-        if (l.wrong && y.wrong_trials++ == 0)
-            y.first = std::to_string(l.wrong) + (l.wrong == 1 ? " entry" : " entries") +
-                      " wrong, first " + l.first;
+// Each selected variant's kernels, built and checked against this device; a variant whose one
+// group cannot hold N work-items here is skipped (*skipped), or refused when named alone.
+static std::vector<Run> build_runs(Lab &lab, std::size_t n, std::size_t wg,
+                                   std::vector<std::string> *skipped) {
+    const DeviceInfo &dev = lab.env.info;
+    cl::Program program = lab.program();
+    std::vector<Run> runs;
+    for (const auto &v : lab.selected_variants()) {
+        Run r{v, shape_of(v), {}};
+        for (const auto &name : lab.decl.find(v)->kernels)
+            r.kernels.emplace_back(program, name.c_str());
+        if (r.shape == Shape::kGroups) {
+            check_launch(r.kernels[0], dev.device, wg, 0);
+            check_launch(r.kernels[1], dev.device, wg, wg * sizeof(float));
+        } else if (n > dev.max_wg) {  // one group cannot hold N work-items here
+            if (lab.opt.variant != "all")
+                throw Unsupported("-n " + std::to_string(n) + " is more than one work-group holds "
+                                 "on this device (" + std::to_string(dev.max_wg) + "): use -n " +
+                                 std::to_string(dev.max_wg) + " or less, or --variant groups");
+            skipped->push_back(v);
+            continue;
+        } else {
+            check_launch(r.kernels[0], dev.device, n, 0);
+        }
+        runs.push_back(std::move(r));
     }
-    return y;
-}
-
-// N = 1, 2, 4 ... and the sizes either side of a 32-wide warp, up to `most`.
-static std::vector<std::size_t> sweep_sizes(std::size_t most) {
-    std::vector<std::size_t> out;
-    for (std::size_t n : {1, 2, 4, 8, 11, 16, 31, 32, 33, 48, 64, 96, 128, 192, 256, 384, 512,
-                          768, 1024, 1536, 2048, 3072, 4096})
-        if (n <= most) out.push_back(n);
-    return out;
+    return runs;
 }
 
 static int run(Lab &lab) {
@@ -57,28 +53,8 @@ static int run(Lab &lab) {
     const int trials = lab.trials_or(sweep ? 20 : 10);
 
     // Build and check every kernel before printing anything: a bad -n or --wg is one line.
-    cl::Program program = lab.program();
-    std::vector<Run> runs;
     std::vector<std::string> skipped;
-    for (const auto &v : lab.selected_variants()) {
-        Run r{v, shape_of(v), {}};
-        for (const auto &name : lab.decl.find(v)->kernels)
-            r.kernels.emplace_back(program, name.c_str());
-        if (r.shape == Shape::kGroups) {
-            check_launch(r.kernels[0], dev.device, wg, 0);
-            check_launch(r.kernels[1], dev.device, wg, wg * sizeof(float));
-        } else if (n > dev.max_wg) {  // one group cannot hold N work-items here
-            if (o.variant != "all")
-                throw Unsupported("-n " + std::to_string(n) + " is more than one work-group holds "
-                                 "on this device (" + std::to_string(dev.max_wg) + "): use -n " +
-                                 std::to_string(dev.max_wg) + " or less, or --variant groups");
-            skipped.push_back(v);
-            continue;
-        } else {
-            check_launch(r.kernels[0], dev.device, n, 0);
-        }
-        runs.push_back(std::move(r));
-    }
+    std::vector<Run> runs = build_runs(lab, n, wg, &skipped);
 
     SumTriangle t(lab.env, n, lab.rng);
     lab.banner("N = " + std::to_string(n) + ", " + std::to_string(trials) + " trial(s); groups: " +

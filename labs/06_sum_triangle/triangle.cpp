@@ -95,4 +95,24 @@ Launch SumTriangle::run(std::vector<cl::Kernel> &kernels, Shape shape, std::size
     return r;
 }
 
+Tally trials_of(SumTriangle &t, Run &r, std::size_t wg, int trials) {
+    Tally y;
+    for (int k = 0; k < trials; ++k) {
+        const Launch l = t.run(r.kernels, r.shape, wg);
+        y.ms.push_back(l.ms);
+        if (l.wrong && y.wrong_trials++ == 0)
+            y.first = std::to_string(l.wrong) + (l.wrong == 1 ? " entry" : " entries") +
+                      " wrong, first " + l.first;
+    }
+    return y;
+}
+
+std::vector<std::size_t> sweep_sizes(std::size_t most) {
+    std::vector<std::size_t> out;
+    for (std::size_t n : {1, 2, 4, 8, 11, 16, 31, 32, 33, 48, 64, 96, 128, 192, 256, 384, 512,
+                          768, 1024, 1536, 2048, 3072, 4096})
+        if (n <= most) out.push_back(n);
+    return out;
+}
+
 }  // namespace synclab

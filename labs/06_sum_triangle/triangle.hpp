@@ -43,4 +43,22 @@ private:
     cl::Buffer dm_, dv_, dpartial_;
 };
 
+// One variant's run: its kernels and how they are launched.
+struct Run {
+    std::string variant;
+    Shape shape;
+    std::vector<cl::Kernel> kernels;
+};
+
+// A variant's trials: how many went wrong, the first wrong one's first wrong entry, their times.
+struct Tally {
+    int wrong_trials = 0;
+    std::string first;
+    std::vector<double> ms;
+};
+Tally trials_of(SumTriangle &t, Run &r, std::size_t wg, int trials);
+
+// N = 1, 2, 4 ... and the sizes either side of a 32-wide warp, up to `most`.
+std::vector<std::size_t> sweep_sizes(std::size_t most);
+
 }  // namespace synclab

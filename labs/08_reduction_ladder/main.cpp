@@ -8,6 +8,7 @@
 #include "bounds.hpp"
 #include "declaration.hpp"
 #include "ladder.hpp"
+#include "steps.hpp"
 #include "synclab/lab.hpp"
 #include "synclab/subgroup_part.hpp"
 #include "synclab/workgroup.hpp"
@@ -15,47 +16,13 @@
 using namespace synclab;
 
 static int run(Lab &lab) {
-    const Options &o = lab.opt;
     const DeviceInfo &dev = lab.env.info;
-    Ladder l;
-    // At least 2: a pass must shrink the partial sums, or the passes never end.
-    // A GPU hides its memory's latency with more work-items in flight: groups of 512, 32 a compute
-    // unit, put v8 above CUB's sum at 2^20 to 2^28 floats on an H100 (256 and 8 fell below it at
-    // 2^28). A CPU keeps 256 and 8.
-    const bool gpu = !dev.is_cpu() && !dev.is_oclgrind();
-    Options shape = o;
-    if (!shape.wg && gpu) shape.wg = std::min<std::size_t>(512, dev.max_wg);
-    l.wg = pow2_work_group_size(shape, dev.max_wg, 2);
-    // Large enough to measure bandwidth on a GPU; on a CPU, what a 2-core machine runs in a second.
-    l.n = o.n                ? o.n
-          : dev.is_oclgrind() ? 4096
-          : dev.is_cpu()      ? std::min<std::size_t>(std::size_t(1) << 25,
-                                                      std::max(2u, dev.compute_units) << 19)
-                              : std::size_t(1) << 26;
-    require_fits(dev, "-n", l.n, 1, sizeof(float));
-    l.trials = lab.trials_or(5);
-    l.exact = o.exact;
-    if (l.exact) check_exact_fits(l.n, kExactMost, "-n", l.n);
-    const std::size_t per_cu = o.extra.count("per-cu") ? o.extra["per-cu"].as<std::size_t>()
-                               : gpu ? 32 : 8;
-    if (per_cu < 1) throw UsageError("--per-cu must be at least 1");
-    // --groups 0, like no --groups: per_cu groups on every compute unit.
-    l.groups = o.extra.count("groups") && o.groups ? o.groups : per_cu * dev.compute_units;
-    if (l.groups > max_elements(dev, sizeof(float)))
-        throw UsageError("--groups " + std::to_string(l.groups) + " is more than this device can "
-                         "hold partial sums for: use --groups " +
-                         std::to_string(max_elements(dev, sizeof(float))) + " or less");
-    const std::string layout_opt = o.extra["layout"].as<std::string>();
-    if (layout_opt != "auto" && layout_opt != "interleaved" && layout_opt != "blocked")
-        throw UsageError("unknown --layout '" + layout_opt + "': use interleaved, blocked or auto");
-    l.blocked = layout_opt == "blocked" || (layout_opt == "auto" && dev.is_cpu());
-    const char *layout = l.blocked ? "blocked" : "interleaved";
+    Ladder l = shape_of(lab);
 
     // One build for every rung: with the sub-group finish where the device has sub-groups, else
     // the unrolled tree, the sub-group finish compiled against stand-ins as well (never run).
     const std::string define = "-D WG=" + std::to_string(l.wg);
     const SubgroupPart part = build_subgroup_part(lab, define, l.wg);
-    const SubgroupSupport &sg = part.support;
     cl::Program program = part.runs ? part.program : lab.program(define);
     std::vector<std::pair<std::string, cl::Kernel>> kernels;
     for (const auto &variant : lab.selected_variants()) {
@@ -67,82 +34,26 @@ static int run(Lab &lab) {
     char what[200];
     std::snprintf(what, sizeof what, "%u CUs, n = %zu floats (%.1f MiB%s), --wg %zu, median of %d "
                   "trial(s) after 1 warm-up", dev.compute_units, l.n,
-                  reduce_bytes(l.n) / 1048576.0, o.n ? "" : ", this device's default; -n to change",
+                  reduce_bytes(l.n) / 1048576.0, lab.opt.n ? "" : ", this device's default; -n to change",
                   l.wg, l.trials);
     lab.banner(what);
     std::printf("v5-v8 finish: %s; v6-v8: up to %zu groups, %s layout\n",
-                part.runs ? ("sub_group_reduce_add (" + sg.how + ")").c_str()
-                            : ("unrolled tree with barriers; the sub-group finish is " +
-                               part.not_checked()).c_str(),
-                l.groups, layout);
+                part.runs ? ("sub_group_reduce_add (" + part.support.how + ")").c_str()
+                          : ("unrolled tree with barriers; the sub-group finish is " +
+                             part.not_checked()).c_str(),
+                l.groups, l.blocked ? "blocked" : "interleaved");
 
     const std::vector<float> hx = inputs(l.n, l.exact, lab.rng);
     l.load(lab.env, hx);
-
+    // Every rung measured between the bounds' two measurements, then the table.
     Bounds bounds = measure_bounds(lab.env, l, hx);
-
-    const int vw = lab.decl.variant_width(4), kw = lab.decl.kernel_width(22);
-    // Oclgrind 21.10's uninitialised-value checker (on unless OCLGRIND_UNINITIALIZED=0) crashes
-    // on float4 loads.
-    const char *uninit = std::getenv("OCLGRIND_UNINITIALIZED");
-    const bool skip_float4 = dev.is_oclgrind() && uninit && std::string(uninit) != "0";
-    // Every rung measured, then the bounds' last measurement (after_rungs), then the table.
-    std::vector<std::pair<std::string, Measured>> rungs;
-    for (auto &[variant, kernel] : kernels) {
-        if (!rung(variant).float4 || !skip_float4) {
-            rungs.emplace_back(variant, measure_rung(lab.env, kernel, rung(variant), l));
-            continue;
-        }
-        std::printf("%-*s %-*s skipped: Oclgrind's uninitialised-value check crashes on float4 "
-                    "loads; run with OCLGRIND_UNINITIALIZED=0 to include it\n", vw, variant.c_str(),
-                    kw, lab.kernel_name(variant).c_str());
-        lab.skipped(variant, "Oclgrind's uninitialised-value check crashes on float4 loads");
-    }
+    const auto rungs = measure_rungs(lab, kernels, l);
     bounds.after_rungs(lab.env, l, hx);
-
-    Csv csv = lab.csv({"rung", "kernel", "device", "n", "wg", "passes", "groups", "layout",
-                       "trials", "median_ms", "gbps", "read_gbps", "pct_of_read", "copy_gbps",
-                       "pct_of_copy", "clblast_gbps", "x_clblast", "host_gbps", "pct_of_host",
-                       "verified"});
-    std::printf("%-*s %-*s %6s %7s %11s %8s%s  %s\n", vw, "rung", kw, "kernel", "passes", "groups",
-                "time ms", "GB/s", Bounds::header(), "result");
-    std::vector<Verdict> verdicts;
-    std::string best;
-    double best_gbps = 0;
-    for (const auto &[variant, m] : rungs) {
-        const std::string &name = lab.kernel_name(variant);
-        std::printf("%-*s %-*s %6zu %7zu ", vw, variant.c_str(), kw, name.c_str(), m.passes.size(),
-                    m.passes[0].groups);
-        csv("rung", variant)("kernel", name)("device", dev.name)("n", l.n)("wg", l.wg)(
-            "passes", m.passes.size())("groups", m.passes[0].groups)("layout", layout)(
-            "trials", l.trials)("verified", m.ok ? "yes" : "no");
-        if (!m.ok) {
-            std::printf("%11s %8s %7s %7s %8s %7s  WRONG: %s\n", "-", "-", "-", "-", "-", "-",
-                        m.wrong().c_str());
-            verdicts.push_back({variant, false, name + ": " + m.wrong()});
-            bounds.csv_cells(csv, 0);
-            csv.row();
-            continue;
-        }
-        const double gbps = gb_per_s(reduce_bytes(l.n), m.ms);
-        std::printf("%11.4f %8.1f", m.ms, gbps);
-        bounds.print_ratios(gbps);
-        std::printf("  verified\n");
-        char detail[160];
-        std::snprintf(detail, sizeof detail, "%s: verified, %.4f ms = %.1f GB/s", name.c_str(),
-                      m.ms, gbps);
-        const bool finish = variant >= "v5";  // v5 to v8 end with finish_group
-        verdicts.push_back({variant, true, detail + (finish && !part.runs
-                                                         ? "; its sub-group finish " + part.not_checked()
-                                                         : std::string())});
-        if (gbps > best_gbps) best = variant, best_gbps = gbps;
-        csv("median_ms", m.ms)("gbps", gbps);
-        bounds.csv_cells(csv, gbps);
-        csv.row();
-    }
-    bounds.print_host_rows(vw, kw);
+    std::pair<std::string, double> best{"", 0};
+    const std::vector<Verdict> verdicts = print_rungs(lab, rungs, l, bounds, part, &best);
+    bounds.print_host_rows(lab.decl.variant_width(4), lab.decl.kernel_width(22));
     if (dev.is_oclgrind()) std::printf("best: not judged on Oclgrind (an interpreter: its times mean nothing)\n");
-    else if (!best.empty()) std::printf("%s\n", bounds.best(best, best_gbps).c_str());
+    else if (!best.first.empty()) std::printf("%s\n", bounds.best(best.first, best.second).c_str());
     const int code = lab.exit_code(verdicts);
     return bounds.host_all_right() ? code : std::max(code, 1);  // a wrong peer is a wrong result
 }

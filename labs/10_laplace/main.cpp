@@ -10,6 +10,7 @@
 #include "declaration.hpp"
 #include "omp_sweep.hpp"
 #include "settings.hpp"
+#include "table.hpp"
 
 using namespace synclab;
 
@@ -42,7 +43,6 @@ static int run(Lab &lab) {
         std::printf("%-8u %12.3e %12.3e\n", c.sweep, c.residual, c.error);
     if (!s.dump.empty()) write_dump(s.dump, g, want);
 
-    const std::uint64_t bytes = copy_bytes(g.points());  // a sweep: each point read once, written once
     double copy_gbps = 0;
     const std::vector<std::string> chosen = lab.selected_variants();
     OmpSweeps omp;  // on a CPU, beside the copy probe: the sweeps a user would write in OpenMP
@@ -51,53 +51,15 @@ static int run(Lab &lab) {
         copy_gbps = p.verified ? p.gbps : 0;
         if (dev.is_cpu()) omp = time_openmp_sweeps(g, s.sweeps, lab.trials_or(5), want);
     }
-    Csv csv = lab.csv({"variant", "kernel", "I", "J", "block", "sweeps", "ms", "us_per_sweep",
-                       "gbps", "copy_gbps", "pct_copy", "host_us_per_sweep", "groups", "parts",
-                       "verified", "gave_up"});
     int width = 16;  // "kernel (variant)", or the longest "kernel (variant)" run here
     for (const auto &v : chosen)
         for (const auto &k : lab.decl.find(v)->kernels)
             width = std::max(width, int(k.size() + v.size() + 3));
-    std::printf("%-*s %8s %10s %12s %9s %8s  %s\n", width, "kernel (variant)", "block", "ms",
-                "us per sweep", "GB/s", "% copy", "result");
-    const double host_us = host_ms * 1000 / s.sweeps;
-    std::printf("%-*s %8s %10.3f %12.2f %9.2f %8s  (%u threads)\n", width, "host sweep", "-", host_ms,
-                host_us, gb_per_s(bytes, host_us / 1000), "-", threads);
-    const double omp_gbps = omp.ok ? gb_per_s(bytes, omp.ms / s.sweeps) : 0;
-    if (omp.ran)
-        std::printf("%-*s %8s %10.3f %12.2f %9.2f %8s  %s (%u threads)\n", width, "OpenMP sweep", "-",
-                    omp.ms, omp.ms * 1000 / s.sweeps, omp_gbps, "-",
-                    omp.ok ? "verified" : ("WRONG: " + omp.wrong).c_str(), omp.threads);
-    else if (!omp.why_not.empty()) std::printf("OpenMP sweep: %s\n", omp.why_not.c_str());
-    std::vector<Verdict> verdicts;
-    double relaunch_us = 0, best_gbps = 0;
-    auto report = [&](const std::string &variant, const std::string &name, Block b, const Run &r) {
-        const double us = r.ms * 1000 / s.sweeps, gbps = r.ok() ? gb_per_s(bytes, us / 1000) : 0;
-        std::string result = r.text(g.I);
-        if (r.ok() && s.tolerance >= 0) {
-            const double err = max_diff(r.result, g.exact);
-            char t[120];
-            std::snprintf(t, sizeof t, ", |u - exact| <= %.3g", err);
-            result = err <= s.tolerance ? result + t : "WRONG: not converged" + std::string(t + 1) +
-                                                           " is more than --tolerance";
-        }
-        char pct[16] = "-";
-        if (copy_gbps > 0) std::snprintf(pct, sizeof pct, "%.1f", percent_of(gbps, copy_gbps));
-        std::printf("%-*s %8s %10.3f %12.2f %9.2f %8s  %s\n", width, (name + " (" + variant + ")").c_str(),
-                    b.text().c_str(), r.ms, us, gbps, pct, result.c_str());
-        const bool ok = result.rfind("verified", 0) == 0;
-        if (ok) best_gbps = std::max(best_gbps, gbps);
-        csv("variant", variant)("kernel", name)("I", g.I)("J", g.J)("block", b.text())(
-            "sweeps", s.sweeps)("ms", r.ms)("us_per_sweep", us)("gbps", gbps)("copy_gbps", copy_gbps)(
-            "pct_copy", percent_of(gbps, copy_gbps))("host_us_per_sweep", host_us)(
-            "groups", r.groups)("parts", r.parts)("verified", ok)("gave_up", r.gave_up);
-        csv.row();
-        if (!verdicts.empty() && verdicts.back().variant == variant) {
-            if (!ok && verdicts.back().ok) verdicts.back() = {variant, false, name + " " + b.text() + ": " + result};
-        } else {
-            verdicts.push_back({variant, ok, name + ": " + result});
-        }
-        return us;
+    Table table(lab, s, g, copy_gbps, width);
+    table.peers(host_ms, threads, omp);
+    double relaunch_us = 0;
+    auto report = [&table](const std::string &v, const std::string &name, Block b, const Run &r) {
+        return table.report(v, name, b, r);
     };
     for (const std::string &v : chosen) {
         if (v == "naive") relaunch_us = report(v, "jacobiNaive", s.block, sw.relaunch(naive, s.block, s.sweeps, false, want));
@@ -131,12 +93,14 @@ static int run(Lab &lab) {
                             us < relaunch_us ? "wins" : "loses", us < relaunch_us ? relaunch_us / us : us / relaunch_us);
         }
     }
+    const double best_gbps = table.best_gbps();
     if (copy_gbps > 0)
         std::printf("device copy: %.2f GB/s; best sweep %.2f GB/s = %.1f%% of it\n", copy_gbps,
                     best_gbps, percent_of(best_gbps, copy_gbps));
     if (omp.ok && best_gbps > 0)
-        std::printf("OpenMP sweep: %.2f GB/s; best sweep %.2fx of it\n", omp_gbps, best_gbps / omp_gbps);
-    const int code = lab.exit_code(verdicts);
+        std::printf("OpenMP sweep: %.2f GB/s; best sweep %.2fx of it\n", table.omp_gbps(),
+                    best_gbps / table.omp_gbps());
+    const int code = lab.exit_code(table.verdicts());
     return omp.ran && !omp.ok ? std::max(code, 1) : code;  // a wrong peer is a wrong result
 }
 
