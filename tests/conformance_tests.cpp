@@ -91,7 +91,7 @@ void solutions_verify(const Tree &t, const grade::Recipe &lab) {
     for (const auto &dev : test::dynamic_devices()) {
         CAPTURE(lab.executable);
         CAPTURE(dev.name);
-        for (const auto &args : lab.runs) {
+        for (const auto &args : lab.declaration.grading) {
             std::vector<std::string> a{"--kernels", kernels(t, "solutions"), "--device", dev.spec()};
             a.insert(a.end(), args.begin(), args.end());
             const Outcome o = run(t, lab, a, grade::dynamic_run_env(lab.declaration));  // as graded
@@ -109,7 +109,7 @@ void starter_fails_its_todo(const Tree &t, const grade::Recipe &lab) {
         CAPTURE(lab.executable);
         CAPTURE(v.name);
         std::vector<std::string> a{"--kernels", kernels(t, "kernels"), "--variant", v.name};
-        a.insert(a.end(), lab.runs.front().begin(), lab.runs.front().end());
+        a.insert(a.end(), lab.declaration.grading.front().begin(), lab.declaration.grading.front().end());
         const Outcome o = run(t, lab, a, grade::dynamic_run_env(lab.declaration));  // as graded
         CAPTURE(o.process.out);
         CAPTURE(o.process.err);
@@ -186,9 +186,9 @@ RaceCheck race_check(const Tree &t, const grade::Recipe &lab, const std::string 
 
 void solutions_clean_on_oclgrind(const Tree &t, const grade::Recipe &lab) {
     CAPTURE(lab.executable);
-    REQUIRE_MESSAGE(!lab.oclgrind.empty(), "no race check: " << lab.race_skipped);
+    REQUIRE_MESSAGE(!lab.declaration.race_checks.empty(), "no race check: " << lab.declaration.race_check_skipped);
     // The declared checks, then every member of the drawn set: a grading may draw any of them.
-    auto shapes = lab.oclgrind;
+    auto shapes = lab.declaration.race_checks;
     for (const auto &member : lab.declaration.drawn_checks) shapes.push_back(member);
     for (const auto &shape : shapes) {
         const RaceCheck r = race_check(t, lab, kernels(t, "solutions"), graded_variants(lab), {shape});
@@ -254,8 +254,8 @@ TEST_CASE("every lab's solutions are clean on Oclgrind") {
 TEST_CASE("every lab has a race check on Oclgrind") {
     for (const auto &lab : labs_of(project())) {
         CAPTURE(lab.executable);
-        CHECK(!lab.oclgrind.empty());
-        CHECK(lab.race_skipped.empty());
+        CHECK(!lab.declaration.race_checks.empty());
+        CHECK(lab.declaration.race_check_skipped.empty());
     }
 }
 
@@ -275,7 +275,7 @@ TEST_CASE("every lab draws a race check from a set of multi-group shapes the dec
         std::set<std::string> sizes;
         for (const auto &member : drawn) {
             CAPTURE(member);
-            CHECK(std::find(lab.oclgrind.begin(), lab.oclgrind.end(), member) == lab.oclgrind.end());
+            CHECK(std::find(lab.declaration.race_checks.begin(), lab.declaration.race_checks.end(), member) == lab.declaration.race_checks.end());
             for (const auto &flag : {"--wg", "--block"}) {
                 const auto at = std::find(member.begin(), member.end(), flag);
                 if (at != member.end()) sizes.insert(*(at + 1));
@@ -302,10 +302,10 @@ TEST_CASE("every lab grades over a handful of argument sets that vary the work-g
     for (const auto &lab : labs_of(project())) {
         CAPTURE(lab.executable);
         // Sizes and parameters a kernel must not hard-code, yet a class of 200 grades in minutes.
-        CHECK(lab.runs.size() >= 3);
-        CHECK(lab.runs.size() <= 6);
+        CHECK(lab.declaration.grading.size() >= 3);
+        CHECK(lab.declaration.grading.size() <= 6);
         std::set<std::string> wgs;
-        for (const auto &args : lab.runs) {  // --block: a 2D lab's work-group shape
+        for (const auto &args : lab.declaration.grading) {  // --block: a 2D lab's work-group shape
             auto at = std::find(args.begin(), args.end(), "--wg");
             if (at == args.end()) at = std::find(args.begin(), args.end(), "--block");
             wgs.insert(at == args.end() ? "default" : *(at + 1));
@@ -332,7 +332,7 @@ TEST_CASE("a fixture the declared race checks miss is found by every drawn membe
             REQUIRE(by_file.count(file.path().filename().string()));
             const grade::Recipe &lab = by_file.at(file.path().filename().string());
             const std::string dir = file.path().parent_path().string();
-            CHECK(kind_of(race_check(t, lab, dir, graded_variants(lab), lab.oclgrind)) == "pass");
+            CHECK(kind_of(race_check(t, lab, dir, graded_variants(lab), lab.declaration.race_checks)) == "pass");
             for (const auto &member : lab.declaration.drawn_checks) {
                 CAPTURE(member);
                 CHECK(e.kinds.count(kind_of(race_check(t, lab, dir, graded_variants(lab), {member}))) == 1);
@@ -356,10 +356,10 @@ TEST_CASE("every handout's grading section lists its lab's grading runs and race
             return s;
         };
         std::string block;
-        for (const auto &args : lab.runs) block += line(args) + "\n";
+        for (const auto &args : lab.declaration.grading) block += line(args) + "\n";
         CHECK_MESSAGE(section.find("```\n" + block + "```") != std::string::npos,
                       "the grading runs, one per line:\n" << block);
-        auto shapes = lab.oclgrind;  // each race check, declared or drawn, as Markdown code
+        auto shapes = lab.declaration.race_checks;  // each race check, declared or drawn, as Markdown code
         for (const auto &member : lab.declaration.drawn_checks) shapes.push_back(member);
         for (const auto &shape : shapes) {
             std::string flat = section;

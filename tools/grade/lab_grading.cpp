@@ -125,7 +125,7 @@ void LabGrading::note_skips(const Run &run_result) {
 std::size_t LabGrading::judge_runs(const std::vector<Run> &done, std::size_t from,
                                    const std::string &device) {
     const std::string on_device = device.empty() ? "" : " --device " + device;
-    const std::vector<synclab::Args> &sets = recipe_.runs;
+    const std::vector<synclab::Args> &sets = recipe_.declaration.grading;
     std::size_t next = sets.size();
     for (std::size_t j = 0; j < done.size() && kind_ == Kind::None; ++j) {
         const std::size_t i = from + j;
@@ -173,7 +173,7 @@ bool LabGrading::dynamic_runs() {
     if (shared_) r_.details += shared_->note + "\n";
     for (std::size_t d = 0; d < s_.devices.size() && kind_ == Kind::None; ++d) {
         const std::string &device = s_.devices[d];
-        const std::vector<synclab::Args> &sets = recipe_.runs;
+        const std::vector<synclab::Args> &sets = recipe_.declaration.grading;
         if (sets.empty()) break;  // a lab that declares no dynamic run
         for (std::size_t from = 0; from < sets.size() && kind_ == Kind::None;) {
             if (*stop_) return false;
@@ -222,10 +222,10 @@ Result LabGrading::grade(const std::string &kernels_dir) {
 // explains a wrong answer.
 Result LabGrading::race_check(const std::string &skipped_note) {
     std::string race_note;
-    if (recipe_.oclgrind.empty())
+    if (recipe_.declaration.race_checks.empty())
         race_note = "; not race-checked (" +
-                    (recipe_.race_skipped.empty() ? std::string("the lab declares no race check")
-                                                  : recipe_.race_skipped) +
+                    (recipe_.declaration.race_check_skipped.empty() ? std::string("the lab declares no race check")
+                                                  : recipe_.declaration.race_check_skipped) +
                     ")";
     else if (!s_.race_check || !s_.oclgrind_available)
         race_note = "; " + s_.race_check_note;

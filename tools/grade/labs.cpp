@@ -18,16 +18,13 @@ Recipe recipe_of(const synclab::Declaration &d) {
     r.kernel_file = d.kernel_file();
     for (const auto &v : d.variants)
         if (v.graded && !v.demonstration) r.variants.push_back(v.name);
-    r.runs = d.grading;
-    r.oclgrind = d.race_checks;
-    r.race_skipped = d.race_check_skipped;
     r.declaration = d;
     return r;
 }
 
 std::vector<std::vector<std::string>> race_checks_of(const Recipe &r, std::uint64_t key,
                                                      const std::string &kernel_text) {
-    auto shapes = r.oclgrind;
+    auto shapes = r.declaration.race_checks;
     const auto &drawn = r.declaration.drawn_checks;
     if (drawn.empty()) return shapes;
     std::uint64_t h = 14695981039346656037ull;  // FNV-1a over the key, the lab and the text

@@ -15,13 +15,8 @@ struct Recipe {
     std::string kernel_file;  // the file a student hands in, named as in kernels/
     // The student's variants: the declaration's graded ones, demonstrations left out.
     std::vector<std::string> variants;
-    // Dynamic runs on the chosen device, each with fresh inputs; the first is the --quick one.
-    std::vector<std::vector<std::string>> runs;
-    // Arguments of each race check on Oclgrind (with --device oclgrind), in order; none: no
-    // race check, and race_skipped says why. The lab itself turns off the Oclgrind checks its
-    // declaration names (oclgrind_off).
-    std::vector<std::vector<std::string>> oclgrind;
-    std::string race_skipped;
+    // Everything else as the lab declares it: its grading runs (`grading`), its race checks
+    // (`race_checks`, `drawn_checks`), its stress schedules.
     synclab::Declaration declaration;
     std::string description;  // its --describe, as printed
 };

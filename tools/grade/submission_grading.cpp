@@ -93,10 +93,10 @@ std::size_t run_shared(const std::vector<const Recipe *> &recipes, const std::ve
     std::vector<std::size_t> lab_of;  // each line's index into part
     for (std::size_t k = 0; k < part.size(); ++k) {
         const Recipe &recipe = *recipes[part[k]];
-        const std::size_t count = s.quick ? 1 : recipe.runs.size();
+        const std::size_t count = s.quick ? 1 : recipe.declaration.grading.size();
         const auto found = seeds.find(part[k]);
         for (std::size_t i = 0; i < count; ++i) {
-            synclab::Args set = recipe.runs[i];
+            synclab::Args set = recipe.declaration.grading[i];
             if (!s.seed && found != seeds.end() && i < found->second.size() && !found->second[i].empty())
                 set.insert(set.end(), {"--seed", found->second[i]});
             if (!s.devices[0].empty()) set.insert(set.end(), {"--device", s.devices[0]});
@@ -219,7 +219,7 @@ std::vector<Result> grade_labs(const std::vector<const Recipe *> &recipes, const
         std::map<std::map<std::string, std::string>, std::vector<std::size_t>> groups;
         const std::string probe = (fs::path(job_dir) / "submission").string();
         for (std::size_t i = 0; i < recipes.size() && !*stop; ++i) {
-            if (!s.runner_labs.count(recipes[i]->id) || recipes[i]->runs.empty()) continue;
+            if (!s.runner_labs.count(recipes[i]->id) || recipes[i]->declaration.grading.empty()) continue;
             clear_folder(job_dir);
             const Staged st = stage_submission(kernels_dir, probe, recipes[i]->kernel_file);
             if (!st.refused.empty() ||
