@@ -272,14 +272,22 @@ TEST_CASE("every lab draws a race check from a set of multi-group shapes the dec
         REQUIRE(drawn.size() >= 3);
         std::set<std::vector<std::string>> distinct(drawn.begin(), drawn.end());
         CHECK(distinct.size() == drawn.size());
-        std::set<std::string> sizes;
+        // The work-group sizes (--wg, --block) a set of argument lists names.
+        auto sizes_of = [](const std::vector<std::vector<std::string>> &sets) {
+            std::set<std::string> out;
+            for (const auto &args : sets)
+                for (const auto &flag : {"--wg", "--block"}) {
+                    const auto at = std::find(args.begin(), args.end(), flag);
+                    if (at != args.end() && at + 1 != args.end()) out.insert(*(at + 1));
+                }
+            return out;
+        };
+        const auto declared_sizes = sizes_of(lab.declaration.race_checks);
+        const auto sizes = sizes_of(drawn);
+        for (const auto &size : sizes) CHECK_MESSAGE(declared_sizes.count(size) == 0, size);
         for (const auto &member : drawn) {
             CAPTURE(member);
             CHECK(std::find(lab.declaration.race_checks.begin(), lab.declaration.race_checks.end(), member) == lab.declaration.race_checks.end());
-            for (const auto &flag : {"--wg", "--block"}) {
-                const auto at = std::find(member.begin(), member.end(), flag);
-                if (at != member.end()) sizes.insert(*(at + 1));
-            }
             const std::size_t groups = arg_value(member, "--groups");
             if (lab.declaration.oclgrind_groups) {
                 // Groups that meet: each a worker of its own, at a count neither a square nor a

@@ -288,16 +288,16 @@ TEST_CASE("a grading draws one member of the drawn race checks: the same for the
                   .race_checks = {{"--wg", "64"}},
                   .drawn_checks = {{"--groups", "5"}, {"--groups", "6"}, {"--groups", "7"}}};
     const grade::Recipe r = grade::recipe_of(d);
-    const auto once = grade::race_checks_of(r, 7, "kernel void k() {}");
+    const auto once = grade::race_checks_of(r, "7", "kernel void k() {}");
     REQUIRE(once.size() == 2);
     CHECK(once.front() == d.race_checks.front());  // the declared checks first, in order
     CHECK(std::count(d.drawn_checks.begin(), d.drawn_checks.end(), once.back()) == 1);
-    CHECK(grade::race_checks_of(r, 7, "kernel void k() {}") == once);  // a function of its inputs
+    CHECK(grade::race_checks_of(r, "7", "kernel void k() {}") == once);  // a function of its inputs
     // Over texts that differ by a byte, and over keys, every member is drawn.
     std::map<std::vector<std::string>, int> by_text, by_key;
     for (int i = 0; i < 60; ++i) {
-        by_text[grade::race_checks_of(r, 7, "kernel void k() {}" + std::string(i, ' ')).back()]++;
-        by_key[grade::race_checks_of(r, i, "kernel void k() {}").back()]++;
+        by_text[grade::race_checks_of(r, "7", "kernel void k() {}" + std::string(i, ' ')).back()]++;
+        by_key[grade::race_checks_of(r, std::to_string(i), "kernel void k() {}").back()]++;
     }
     CHECK(by_text.size() == 3);
     CHECK(by_key.size() == 3);
@@ -305,7 +305,7 @@ TEST_CASE("a grading draws one member of the drawn race checks: the same for the
     // No drawn set: the declared checks alone.
     CHECK(grade::race_checks_of(grade::recipe_of(Declaration{.dir = "43_other",
                                                              .race_checks = {{"-n", "9"}}}),
-                                7, "x") == std::vector<std::vector<std::string>>{{"-n", "9"}});
+                                "7", "x") == std::vector<std::vector<std::string>>{{"-n", "9"}});
 }
 
 }  // TEST_SUITE

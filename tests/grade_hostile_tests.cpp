@@ -273,6 +273,7 @@ TEST_CASE("bad options are refused in one line that names the cause") {
         {{"--memory", "1"}, "at least 1024"},
         {{"--memory", "4096MB"}, "not a number"},
         {{"--seed", "12abc"}, "not a whole number"},
+        {{"--draw-key", "two\nlines"}, "one line of at most 256 characters"},
         {{"-j", "0"}, "at least 1"},
         {{"--labs", ","}, "names no lab"},
         {{"--csv", ""}, "--csv is empty"},

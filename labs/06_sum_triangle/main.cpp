@@ -103,7 +103,7 @@ static int run(Lab &lab) {
             if (r.variant == "nobarrier" || r.variant == "localfence" || r.variant == "triangle")
                 swept.push_back(&r), std::printf(" %11s", r.variant.c_str());
         std::printf("\n");
-        for (std::size_t nn : sweep_sizes(most)) {
+        for (std::size_t nn : triangle_sizes(most)) {
             SumTriangle ts(lab.env, nn, lab.rng);
             std::printf("%6zu", nn);
             for (Run *r : swept) {

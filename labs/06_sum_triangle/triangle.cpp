@@ -107,7 +107,7 @@ Tally trials_of(SumTriangle &t, Run &r, std::size_t wg, int trials) {
     return y;
 }
 
-std::vector<std::size_t> sweep_sizes(std::size_t most) {
+std::vector<std::size_t> triangle_sizes(std::size_t most) {
     std::vector<std::size_t> out;
     for (std::size_t n : {1, 2, 4, 8, 11, 16, 31, 32, 33, 48, 64, 96, 128, 192, 256, 384, 512,
                           768, 1024, 1536, 2048, 3072, 4096})

@@ -59,6 +59,6 @@ struct Tally {
 Tally trials_of(SumTriangle &t, Run &r, std::size_t wg, int trials);
 
 // N = 1, 2, 4 ... and the sizes either side of a 32-wide warp, up to `most`.
-std::vector<std::size_t> sweep_sizes(std::size_t most);
+std::vector<std::size_t> triangle_sizes(std::size_t most);
 
 }  // namespace synclab

@@ -55,6 +55,7 @@ struct Settings {
     // --device for the dynamic runs: each listed device in turn ({""} = the lab's default).
     std::vector<std::string> devices{""};
     std::uint64_t seed = 0;     // 0: every run draws a fresh seed
+    std::string draw_key = "0";  // with the kernel's text, picks each lab's drawn race check
     double timeout_s = 60;      // per child run
     std::vector<std::size_t> device_memory_bytes{0};  // dynamic runs, one per device (0: none)
     std::size_t oclgrind_memory_bytes = 0;  // race check

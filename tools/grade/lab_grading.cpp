@@ -250,7 +250,7 @@ Result LabGrading::race_check(const std::string &skipped_note) {
         std::ifstream in(fs::path(copy_) / recipe_.kernel_file, std::ios::binary);
         text.assign(std::istreambuf_iterator<char>(in), {});
     }
-    for (const auto &shape : race_checks_of(recipe_, s_.seed, text)) {  // until one finds something
+    for (const auto &shape : race_checks_of(recipe_, s_.draw_key, text)) {  // until one finds something
         if (*stop_) return finish(Grade::Unfinished, Kind::None, "");
         std::vector<std::string> args{"--device", "oclgrind"};
         args.insert(args.end(), shape.begin(), shape.end());

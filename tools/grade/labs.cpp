@@ -22,7 +22,7 @@ Recipe recipe_of(const synclab::Declaration &d) {
     return r;
 }
 
-std::vector<std::vector<std::string>> race_checks_of(const Recipe &r, std::uint64_t key,
+std::vector<std::vector<std::string>> race_checks_of(const Recipe &r, const std::string &key,
                                                      const std::string &kernel_text) {
     auto shapes = r.declaration.race_checks;
     const auto &drawn = r.declaration.drawn_checks;
@@ -32,7 +32,7 @@ std::vector<std::vector<std::string>> race_checks_of(const Recipe &r, std::uint6
         for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ull;
         h = (h ^ 0xff) * 1099511628211ull;  // a separator: ("ab","c") is not ("a","bc")
     };
-    mix(std::to_string(key));
+    mix(key);
     mix(r.id);
     mix(kernel_text);
     h ^= h >> 31;  // the low bits of FNV-1a mix poorly for a small modulus

@@ -1,7 +1,6 @@
 // For the grader and the tests: the labs this build can grade, each read from its executable's
 // declaration (--describe), so no table of labs exists outside the labs themselves.
 #pragma once
-#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -25,10 +24,10 @@ Recipe recipe_of(const synclab::Declaration &d);
 
 // The race checks one grading of a submission runs, in order until one finds something: the
 // declaration's race checks, then the member of its drawn set (drawn_checks) picked by a hash of
-// the submitted kernel's text, the lab and `key` (the grader's --seed). The same submission
-// draws the same member on every machine; a course that keeps its --seed to itself keeps the
-// draw from its students.
-std::vector<std::vector<std::string>> race_checks_of(const Recipe &r, std::uint64_t key,
+// the submitted kernel's text, the lab and `key` (the grader's --draw-key, by default its
+// --seed). The same submission draws the same member on every machine; a course that keeps its
+// key to itself keeps the draw from its students.
+std::vector<std::vector<std::string>> race_checks_of(const Recipe &r, const std::string &key,
                                                      const std::string &kernel_text);
 
 // Every lab executable in bin_dir (lab[0-9][0-9]_*) that describes itself, in id order. A lab

@@ -166,6 +166,9 @@ void add_options(cxxopts::Options &parser) {
          cxxopts::value<std::string>(), "MIB")
         ("seed", "random seed for every run (0: fresh inputs every run)",
          cxxopts::value<std::string>()->default_value("0"), "N")
+        ("draw-key", "the key of each lab's drawn race check, with the handed-in kernel's text "
+                     "(default: the --seed); a course that keeps it to itself keeps the draw from "
+                     "its students", cxxopts::value<std::string>(), "TEXT")
         ("j,jobs", "labs graded at once (default: the CPUs this process may use: its affinity and its cgroup's quota)",
          cxxopts::value<std::string>(), "N")
         ("csv", "gradebook CSV file (default with --class: gradebook.csv; with --kernels: none)",
@@ -232,6 +235,7 @@ Options read_options(const cxxopts::ParseResult &o) {
     opt.has_memory = o.count("memory") > 0;
     if (opt.has_memory) opt.memory_text = o["memory"].as<std::string>();
     opt.seed_text = o["seed"].as<std::string>();
+    if (o.count("draw-key")) opt.draw_key = o["draw-key"].as<std::string>();
     opt.has_jobs = o.count("jobs") > 0;
     if (opt.has_jobs) opt.jobs_text = o["jobs"].as<std::string>();
     for (auto [name, to] : {std::pair{"csv", &opt.csv}, std::pair{"junit", &opt.junit},
@@ -379,6 +383,9 @@ void check_options(Options &o) {
     if (!std::regex_match(o.seed_text, std::regex("[0-9]{1,19}")))
         throw UsageError("--seed '" + o.seed_text + "' is not a whole number (e.g. --seed 11)");
     o.seed = std::stoull(o.seed_text);
+    if (o.draw_key.empty()) o.draw_key = std::to_string(o.seed);
+    else if (o.draw_key.size() > 256 || o.draw_key.find_first_of("\n\r") != std::string::npos)
+        throw UsageError("--draw-key is one line of at most 256 characters (e.g. --draw-key 'course 2026')");
     o.jobs = synclab::usable_cpus();
     if (o.has_jobs)
         o.jobs = static_cast<unsigned>(number_option("jobs", o.jobs_text, "jobs", 1, 256,

@@ -50,6 +50,7 @@ struct Options {
     double timeout = 60;
     std::size_t memory_mib = 4096;
     std::uint64_t seed = 0;
+    std::string draw_key;  // --draw-key, else the --seed's digits
     unsigned jobs = 1;
     unsigned stress = 0;  // --stress N: schedules per lab that declares them (0: its own number)
     double budget = 0;    // --budget S (0: none)

@@ -57,6 +57,7 @@ Settings device_settings(const Options &o, const std::string &bin, const std::st
         if (!d.empty()) settings.devices.push_back(d);
     if (settings.devices.empty()) settings.devices.push_back("");
     settings.seed = o.seed;
+    settings.draw_key = o.draw_key;
     settings.timeout_s = o.timeout;
     // The memory limit guards the grader's machine from a CPU device's runaway kernel. A GPU
     // driver reserves far more address space than it uses and fails under such a limit, so by

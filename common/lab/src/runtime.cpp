@@ -258,6 +258,31 @@ double run_timeout(const Declaration &decl, const Options &opt) {
 
 namespace {
 
+// OCLGRIND_NUM_THREADS as this process was given it (the grader's, or the user's); "" if unset.
+const std::string &threads_given() {
+    static const std::string given = [] {
+        const char *v = std::getenv("OCLGRIND_NUM_THREADS");
+        return std::string(v ? v : "");
+    }();
+    return given;
+}
+
+// Oclgrind reads its worker count at each launch, so each line sets it for itself: its
+// --oclgrind-threads, else what the process was given, else the lab's own (a lab whose groups
+// wait for one another gets as many as its race check meets at once), else Oclgrind's default
+// of one a core. A line never inherits an earlier line's, nor another lab's in a shared process.
+void set_oclgrind_threads(const Declaration &decl, const Options &opt) {
+    const std::string &given = threads_given();
+    if (opt.oclgrind_threads)
+        setenv("OCLGRIND_NUM_THREADS", std::to_string(opt.oclgrind_threads).c_str(), 1);
+    else if (!given.empty())
+        setenv("OCLGRIND_NUM_THREADS", given.c_str(), 1);
+    else if (decl.oclgrind_groups)
+        setenv("OCLGRIND_NUM_THREADS", std::to_string(decl.oclgrind_groups).c_str(), 1);
+    else
+        unsetenv("OCLGRIND_NUM_THREADS");
+}
+
 int run_once(int argc, char **argv, const Declaration &decl, const std::function<int(Lab &)> &body) {
     const std::string name = decl.executable();
     clear_kernel_limits();  // what an earlier line of a --batch noted is not this run's
@@ -274,16 +299,7 @@ int run_once(int argc, char **argv, const Declaration &decl, const std::function
             describe(std::cout, decl);
             return kOk;
         }
-        // Oclgrind reads its worker count at each launch: a line's --oclgrind-threads holds for
-        // that line alone, the next gets the process's own again.
-        static const char *const threads_env = std::getenv("OCLGRIND_NUM_THREADS");
-        static const std::string threads_at_start = threads_env ? threads_env : "";
-        if (opt.oclgrind_threads)
-            setenv("OCLGRIND_NUM_THREADS", std::to_string(opt.oclgrind_threads).c_str(), 1);
-        else if (!threads_at_start.empty())
-            setenv("OCLGRIND_NUM_THREADS", threads_at_start.c_str(), 1);
-        else
-            unsetenv("OCLGRIND_NUM_THREADS");
+        set_oclgrind_threads(decl, opt);
         // hbcheck's scheduler (hbcheck/include/hbcheck/schedule.hpp) reads its seed at each launch
         // on Oclgrind; only labs whose groups wait for one another load it with several workers.
         if (decl.oclgrind_groups)
@@ -320,10 +336,7 @@ int run_once(int argc, char **argv, const Declaration &decl, const std::function
 
 int run_lab(int argc, char **argv, const Declaration &decl, const std::function<int(Lab &)> &body) {
     watch_parent();
-    // Oclgrind runs groups on one worker thread per core unless told: a lab whose groups wait for
-    // one another gets as many as its race check meets at once.
-    if (decl.oclgrind_groups)
-        setenv("OCLGRIND_NUM_THREADS", std::to_string(decl.oclgrind_groups).c_str(), 0);
+    threads_given();  // read before any line of this process sets it
     return run_once(argc, argv, decl, body);
 }
 

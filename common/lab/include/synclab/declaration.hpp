@@ -40,10 +40,11 @@ struct Declaration {
     // none, and race_check_skipped says why.
     std::vector<Args> race_checks = {};
     // Race checks of which each grading draws one, run after `race_checks` found nothing:
-    // shapes a kernel must not hard-code (group counts neither squares nor powers of two, other
-    // work-group sizes), every member multi-group. The grader draws by a hash of the submitted
-    // kernel, the lab and its --seed, so a grade is a function of the submission; --describe
-    // lists the set, not the member one grading draws.
+    // shapes a kernel must not hard-code, every member multi-group, at work-group sizes the
+    // declared checks do not use (where groups meet: 5 to 7 of them at once, counts neither
+    // squares nor powers of two). The grader draws by a hash of the submitted kernel, the lab
+    // and its --draw-key, so a grade is a function of the submission; --describe lists the set,
+    // not the member one grading draws.
     std::vector<Args> drawn_checks = {};
     std::string race_check_skipped = {};
     // Oclgrind checks the race check turns off (OCLGRIND_<NAME>=0), e.g. "uninitialized".
