@@ -5,8 +5,6 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <set>
 #include <tuple>
@@ -245,11 +243,8 @@ Result LabGrading::race_check(const std::string &skipped_note) {
     Kind og_kind = Kind::None;
     std::string og_reason;
     std::string not_checked, fences;  // checks the lab could not make
-    std::string text;  // the handed-in kernel, which draws its own member of the drawn checks
-    {
-        std::ifstream in(fs::path(copy_) / recipe_.kernel_file, std::ios::binary);
-        text.assign(std::istreambuf_iterator<char>(in), {});
-    }
+    std::string text, unread;  // the handed-in kernel, which draws its own member of the drawn checks
+    synclab::protocol::read_plain((fs::path(copy_) / recipe_.kernel_file).string(), kMaxSubmissionFile, text, unread);
     for (const auto &shape : race_checks_of(recipe_, s_.draw_key, text)) {  // until one finds something
         if (*stop_) return finish(Grade::Unfinished, Kind::None, "");
         std::vector<std::string> args{"--device", "oclgrind"};

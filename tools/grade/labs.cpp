@@ -5,6 +5,7 @@
 #include <regex>
 #include <unistd.h>
 
+#include "submission_files.hpp"  // sha256_hex
 #include "synclab/process.hpp"
 
 namespace fs = std::filesystem;
@@ -27,17 +28,10 @@ std::vector<std::vector<std::string>> race_checks_of(const Recipe &r, const std:
     auto shapes = r.declaration.race_checks;
     const auto &drawn = r.declaration.drawn_checks;
     if (drawn.empty()) return shapes;
-    std::uint64_t h = 14695981039346656037ull;  // FNV-1a over the key, the lab and the text
-    auto mix = [&h](const std::string &bytes) {
-        for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ull;
-        h = (h ^ 0xff) * 1099511628211ull;  // a separator: ("ab","c") is not ("a","bc")
-    };
-    mix(key);
-    mix(r.id);
-    mix(kernel_text);
-    h ^= h >> 31;  // the low bits of FNV-1a mix poorly for a small modulus
-    h *= 0x9e3779b97f4a7c15ull;
-    h ^= h >> 29;
+    // The first 64 bits of SHA-256 over the key, the lab and the text, each ended by a NUL (no
+    // key and text run together into another's).
+    const std::string digest = sha256_hex(key + '\0' + r.id + '\0' + kernel_text);
+    const std::uint64_t h = std::stoull(digest.substr(0, 16), nullptr, 16);
     shapes.push_back(drawn[h % drawn.size()]);
     return shapes;
 }
