@@ -184,13 +184,17 @@ RaceCheck race_check(const Tree &t, const grade::Recipe &lab, const std::string 
     return r;
 }
 
+// The declared race checks, then every member of the drawn set: a grading may draw any of them.
+std::vector<std::vector<std::string>> every_race_check(const grade::Recipe &lab) {
+    auto shapes = lab.declaration.race_checks;
+    shapes.insert(shapes.end(), lab.declaration.drawn_checks.begin(), lab.declaration.drawn_checks.end());
+    return shapes;
+}
+
 void solutions_clean_on_oclgrind(const Tree &t, const grade::Recipe &lab) {
     CAPTURE(lab.executable);
     REQUIRE_MESSAGE(!lab.declaration.race_checks.empty(), "no race check: " << lab.declaration.race_check_skipped);
-    // The declared checks, then every member of the drawn set: a grading may draw any of them.
-    auto shapes = lab.declaration.race_checks;
-    for (const auto &member : lab.declaration.drawn_checks) shapes.push_back(member);
-    for (const auto &shape : shapes) {
+    for (const auto &shape : every_race_check(lab)) {
         const RaceCheck r = race_check(t, lab, kernels(t, "solutions"), graded_variants(lab), {shape});
         CAPTURE(shape);
         CAPTURE(r.outcome.process.out);
@@ -367,9 +371,7 @@ TEST_CASE("every handout's grading section lists its lab's grading runs and race
         for (const auto &args : lab.declaration.grading) block += line(args) + "\n";
         CHECK_MESSAGE(section.find("```\n" + block + "```") != std::string::npos,
                       "the grading runs, one per line:\n" << block);
-        auto shapes = lab.declaration.race_checks;  // each race check, declared or drawn, as Markdown code
-        for (const auto &member : lab.declaration.drawn_checks) shapes.push_back(member);
-        for (const auto &shape : shapes) {
+        for (const auto &shape : every_race_check(lab)) {  // as Markdown code
             std::string flat = section;
             std::replace(flat.begin(), flat.end(), '\n', ' ');
             CHECK_MESSAGE(flat.find("--device oclgrind " + line(shape) + "`") != std::string::npos,

@@ -19,5 +19,7 @@ inline const synclab::Declaration kLab{
     // One group, as the lecture runs it, then three: a kernel that behaves only when it runs
     // alone is caught by the second.
     .race_checks = {{"--wg", "64"}, {"--wg", "16", "--groups", "3"}},
-    .drawn_checks = {{"--wg", "8", "--groups", "5"}, {"--wg", "32", "--groups", "6"}, {"--wg", "4", "--groups", "7"}},
+    .drawn_checks = {{"--wg", "8", "--groups", "5"},
+                     {"--wg", "32", "--groups", "6"},
+                     {"--wg", "4", "--groups", "7"}},
 };

@@ -20,5 +20,7 @@ inline const synclab::Declaration kLab{
                 {"--exact", "-n", "300007", "--wg", "1024"}},
     // Three passes over small groups: a race in either kernel shows in one launch on Oclgrind.
     .race_checks = {{"-n", "1000", "--wg", "16"}},
-    .drawn_checks = {{"-n", "333", "--wg", "32"}, {"-n", "161", "--wg", "8"}, {"-n", "500", "--wg", "64"}},
+    .drawn_checks = {{"-n", "333", "--wg", "32"},
+                     {"-n", "161", "--wg", "8"},
+                     {"-n", "500", "--wg", "64"}},
 };

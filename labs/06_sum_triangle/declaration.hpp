@@ -28,7 +28,9 @@ inline const synclab::Declaration kLab{
                 {"-n", "1024", "--wg", "1024"}},
     // 37 columns: two warps' worth in one group; three groups of 16 for the groups variant.
     .race_checks = {{"-n", "37", "--wg", "16"}},
-    .drawn_checks = {{"-n", "29", "--wg", "8"}, {"-n", "45", "--wg", "4"}, {"-n", "70", "--wg", "12"}},
+    .drawn_checks = {{"-n", "29", "--wg", "8"},
+                     {"-n", "45", "--wg", "4"},
+                     {"-n", "70", "--wg", "12"}},
     .options =
         [](cxxopts::Options &p) {
             p.add_options()

@@ -45,7 +45,9 @@ inline const synclab::Declaration kLab{
     // On Oclgrind each trial is a launch in its own schedule (--schedule): 32 of them interleave
     // the countdown's last two arrivals in every grading (docs/grading.md, "Schedules").
     .race_checks = {{"--groups", "3", "--wg", "16", "--iters", "4", "--trials", "32"}},
-    .drawn_checks = {{"--groups", "5", "--wg", "8", "--iters", "3", "--trials", "8", "--oclgrind-threads", "5"}, {"--groups", "6", "--wg", "4", "--iters", "3", "--trials", "8", "--oclgrind-threads", "6"}, {"--groups", "7", "--wg", "2", "--iters", "3", "--trials", "8", "--oclgrind-threads", "7"}},
+    .drawn_checks = {{"--groups", "5", "--wg", "8", "--iters", "3", "--trials", "8", "--oclgrind-threads", "5"},
+                     {"--groups", "6", "--wg", "4", "--iters", "3", "--trials", "8", "--oclgrind-threads", "6"},
+                     {"--groups", "7", "--wg", "2", "--iters", "3", "--trials", "8", "--oclgrind-threads", "7"}},
     .oclgrind_groups = 4,  // groups that wait for one another meet; hbcheck judges their fences
     // Stress schedules: the lock and the family's countdown and append between groups of one
     // work-item each, so every group's first work-item runs the protocol (synclab/stress.hpp).

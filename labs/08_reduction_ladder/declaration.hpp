@@ -40,7 +40,9 @@ inline const synclab::Declaration kLab{
     // n % 4 = 1: v7 has a tail to read (a whole float4 read there is 12 bytes past the end); small
     // groups, so every rung makes two or more passes.
     .race_checks = {{"-n", "1001", "--wg", "16", "--groups", "4"}},
-    .drawn_checks = {{"-n", "999", "--wg", "8", "--groups", "5", "--oclgrind-threads", "5"}, {"-n", "777", "--wg", "32", "--groups", "6", "--oclgrind-threads", "6"}, {"-n", "555", "--wg", "4", "--groups", "7", "--oclgrind-threads", "7"}},
+    .drawn_checks = {{"-n", "999", "--wg", "8", "--groups", "5", "--oclgrind-threads", "5"},
+                     {"-n", "777", "--wg", "32", "--groups", "6", "--oclgrind-threads", "6"},
+                     {"-n", "555", "--wg", "4", "--groups", "7", "--oclgrind-threads", "7"}},
     // Oclgrind 21.10's uninitialised-value check crashes on float4 loads (v7): only it is off.
     .oclgrind_off = {"uninitialized"},
     .build_per_size = true,  // -D WG

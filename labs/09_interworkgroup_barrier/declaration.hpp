@@ -40,7 +40,9 @@ inline const synclab::Declaration kLab{
     // the second's 4 are for counts the first does not meet.
     .race_checks = {{"-n", "64", "--wg", "16", "--steps", "3", "--groups", "4", "--trials", "16"},
                     {"-n", "61", "--wg", "16", "--steps", "3", "--groups", "3", "--trials", "4"}},
-    .drawn_checks = {{"-n", "50", "--wg", "8", "--steps", "3", "--groups", "5", "--trials", "4", "--oclgrind-threads", "5"}, {"-n", "66", "--wg", "4", "--steps", "3", "--groups", "6", "--trials", "4", "--oclgrind-threads", "6"}, {"-n", "77", "--wg", "32", "--steps", "3", "--groups", "7", "--trials", "4", "--oclgrind-threads", "7"}},
+    .drawn_checks = {{"-n", "50", "--wg", "8", "--steps", "3", "--groups", "5", "--trials", "4", "--oclgrind-threads", "5"},
+                     {"-n", "66", "--wg", "4", "--steps", "3", "--groups", "6", "--trials", "4", "--oclgrind-threads", "6"},
+                     {"-n", "77", "--wg", "32", "--steps", "3", "--groups", "7", "--trials", "4", "--oclgrind-threads", "7"}},
     .oclgrind_groups = 4,  // groups that wait for one another meet; hbcheck judges their fences
     // Stress schedules: the four barriers students write, over the groups discovery finds.
     // `discovered` is the decentralized barrier again, behind a second discovery: left out. Two

@@ -37,7 +37,9 @@ inline const synclab::Declaration kLab{
                     {"--grid", "13x7", "--block", "8x4", "--sweeps", "2"},
                     {"--grid", "16x12", "--block", "8x4", "--sweeps", "3", "--variant",
                      "persistent", "--trials", "32"}},
-    .drawn_checks = {{"--grid", "17x9", "--block", "4x4", "--sweeps", "2", "--trials", "4", "--oclgrind-threads", "5"}, {"--grid", "23x10", "--block", "8x2", "--sweeps", "2", "--trials", "4", "--oclgrind-threads", "6"}, {"--grid", "9x13", "--block", "2x4", "--sweeps", "2", "--trials", "4", "--oclgrind-threads", "7"}},
+    .drawn_checks = {{"--grid", "17x9", "--block", "4x4", "--sweeps", "2", "--trials", "4", "--oclgrind-threads", "5"},
+                     {"--grid", "23x10", "--block", "8x2", "--sweeps", "2", "--trials", "4", "--oclgrind-threads", "6"},
+                     {"--grid", "9x13", "--block", "2x4", "--sweeps", "2", "--trials", "4", "--oclgrind-threads", "7"}},
     // Oclgrind 21.10's uninitialised-value check crashes on rows4's vload4 (as on lab 08's
     // float4 loads): only it is off. A tile read before it is loaded still shows as a wrong point.
     .oclgrind_off = {"uninitialized"},
