@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "support.hpp"
+#include "synclab/bandwidth.hpp"
 
 namespace fs = std::filesystem;
 using test::run_lab;
@@ -231,6 +232,15 @@ TEST_CASE("lab09 and lab10 tables align their columns with the header") {
                               "--variant", "relaunch,decentralized"});
     CAPTURE(l09.out);
     CHECK(aligned(l09.out, "kernel (method)", "groups") >= 3);
+}
+
+TEST_CASE("lab10 a sweep above the copy probe is told as the probe being no bound, never a share") {
+    using synclab::copy_line;
+    CHECK(copy_line(90.0, 120.0, "--grid") == "device copy: 120.00 GB/s; best sweep 90.00 GB/s = 75.0% of it");
+    const std::string low = copy_line(7.25, 6.73, "--grid");
+    CHECK(low.rfind("device copy: 6.73 GB/s, below the best sweep's 7.25 GB/s (107.7%)", 0) == 0);
+    CHECK(low.find("no bound; a larger --grid gives one") != std::string::npos);
+    CHECK(copy_line(50.0, 50.0, "--grid").find("= 100.0% of it") != std::string::npos);  // equal is not above
 }
 
 }  // TEST_SUITE

@@ -53,7 +53,7 @@ inline const synclab::Declaration kLab{
     .options =
         [](cxxopts::Options &p) {
             p.add_options()
-                ("grid", "grid points IxJ (default 4096x4096 on a GPU, 256x256 on a CPU)",
+                ("grid", "grid points IxJ (default 4096x4096 on a GPU, 1024x1024 on a CPU)",
                  cxxopts::value<std::string>())
                 ("block", "work-group shape BXxBY (default 16x4; 32x4 on a GPU; --wg N is Nx1)",
                  cxxopts::value<std::string>())

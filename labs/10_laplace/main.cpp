@@ -94,9 +94,7 @@ static int run(Lab &lab) {
         }
     }
     const double best_gbps = table.best_gbps();
-    if (copy_gbps > 0)
-        std::printf("device copy: %.2f GB/s; best sweep %.2f GB/s = %.1f%% of it\n", copy_gbps,
-                    best_gbps, percent_of(best_gbps, copy_gbps));
+    if (copy_gbps > 0) std::printf("%s\n", copy_line(best_gbps, copy_gbps, "--grid").c_str());
     if (omp.ok && best_gbps > 0)
         std::printf("OpenMP sweep: %.2f GB/s; best sweep %.2fx of it\n", table.omp_gbps(),
                     best_gbps / table.omp_gbps());
