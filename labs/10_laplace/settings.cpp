@@ -31,8 +31,8 @@ Settings settings(const Lab &lab) {
     if (lab.opt.exact)
         throw UsageError("--exact is for the labs that add random floats; lab 10 is always compared "
                          "bit for bit: leave out --exact");
-    // On a CPU 1024x1024: at 256x256 a launch on POCL 5's 16 threads cost more than the grid's
-    // data, and the copy probe fell below the sweeps (docs/benchmarks.md, 2026-11-28).
+    // On a CPU 1024x1024: on a smaller grid a launch over many threads costs more than moving the
+    // grid's data, and the copy probe would time the launch, not the memory.
     const Block grid = x.count("grid") ? parse_block("--grid", x["grid"].as<std::string>())
                        : og ? Block{18, 11} : cpu ? Block{1024, 1024} : Block{4096, 4096};
     s.I = grid.x;

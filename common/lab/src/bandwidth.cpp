@@ -249,8 +249,9 @@ std::string copy_line(double best_gbps, double copy_gbps, const std::string &siz
         // A faster sweep means the probe did not measure the memory (a launch cost more than its
         // data), not a sweep beating it.
         std::snprintf(s, sizeof s, "device copy: %.2f GB/s, below the best sweep's %.2f GB/s (%.1f%%): "
-                      "at this size the copy probe is no bound; a larger %s gives one", copy_gbps,
-                      best_gbps, percent_of(best_gbps, copy_gbps), size_option.c_str());
+                      "at this size the copy probe is no bound (a launch costs more than copying this "
+                      "little); try a larger %s", copy_gbps, best_gbps,
+                      percent_of(best_gbps, copy_gbps), size_option.c_str());
     else
         std::snprintf(s, sizeof s, "device copy: %.2f GB/s; best sweep %.2f GB/s = %.1f%% of it",
                       copy_gbps, best_gbps, percent_of(best_gbps, copy_gbps));

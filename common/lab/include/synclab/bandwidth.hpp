@@ -64,7 +64,7 @@ std::uint64_t read_bytes(std::size_t n);
 std::string best_line(const std::string &rung, double gbps, double read_gbps, double copy_gbps);
 // The same for a stencil that reads and writes as much as the copy (lab 10's sweeps): the best
 // sweep's share of the copy probe, or, when the sweep is faster, that the probe is no bound there
-// and a larger size_option (e.g. --grid) gives one.
+// and to try a larger size_option (e.g. --grid).
 std::string copy_line(double best_gbps, double copy_gbps, const std::string &size_option);
 
 }  // namespace synclab
