@@ -153,6 +153,38 @@ TEST_CASE("the grader runs the drawn race check the submitted text draws, a comm
     CHECK_FALSE(contains(junit, line(drawn_by(solution))));
 }
 
+// A lab whose dynamic runs failed is graded already: its declared race checks still run to say
+// why, and no drawn member runs; the same lab right runs one (the test above).
+TEST_CASE("a lab already failed by its dynamic runs meets its declared race checks and no drawn one") {
+    if (!test::have_oclgrind()) return;
+    const auto labs = grade::discover_labs(fs::path(test::lab(kGrader)).parent_path().string(), nullptr);
+    const auto lab = std::find_if(labs.begin(), labs.end(), [](const auto &l) { return l.id == "01"; });
+    REQUIRE(lab != labs.end());
+    REQUIRE_FALSE(lab->declaration.drawn_checks.empty());
+    auto line = [](const std::vector<std::string> &args) {
+        std::string s;
+        for (const auto &a : args) s += (s.empty() ? "" : " ") + a;
+        return "--device oclgrind " + s;
+    };
+    TempDir dir;
+    for (const char *f : {"constant_answer", "correct_for_loop"}) copy_fixture(f, dir.path / "class" / f);
+    const auto r = run_grader({"--class", dir / "class", "--labs", "01", "--seed", "7", "--csv",
+                               dir / "g.csv", "--junit", dir / "junit"});
+    CAPTURE(r.out);
+    CHECK(r.exit_code == 1);
+    const std::string failed = read_file(dir / "junit/constant_answer.xml"),
+                      right = read_file(dir / "junit/correct_for_loop.xml");
+    CHECK(contains(failed, "<failure type=\"wrong-answer\""));
+    for (const auto &declared : lab->declaration.race_checks) CHECK(contains(failed, line(declared)));
+    int drawn_failed = 0, drawn_right = 0;
+    for (const auto &member : lab->declaration.drawn_checks) {
+        drawn_failed += contains(failed, line(member));
+        drawn_right += contains(right, line(member));
+    }
+    CHECK(drawn_failed == 0);
+    CHECK(drawn_right == 1);
+}
+
 TEST_CASE("grading the solutions passes every gradable lab") {
     TempDir out;
     // The grader's own POCL setting does not reach the labs: they run on two compute units.
