@@ -338,6 +338,16 @@ TEST_CASE("lab07 on Oclgrind a lock never released gives up after 65536 tries, a
     CHECK(held.exit_code == 1);
     CHECK(held.out.find("lock WRONG: deadlock in kernel lockFence: every work-group that runs waits "
                         "(at 07_atomics.cl:") != std::string::npos);
+    // Each trial is a schedule of its own: a wrong one ends the trials (the verdict is decided,
+    // and a deadlock would spend the detector's budget again in each); a right lock runs them all.
+    // CSV: variant, kernel, groups, wg, trials, wrong trials.
+    const auto held_trials = lock(test::fixture("lock_never_released_07"), {"--trials", "8", "--csv", "-"});
+    CHECK(held_trials.exit_code == 1);
+    CHECK(line_of(held_trials.out, "lockFence").find("WRONG in 1/1 trials") != std::string::npos);
+    CHECK(held_trials.out.find("\nlock,lockFence,3,16,1,1,") != std::string::npos);
+    const auto right_trials = lock(test::source("solutions"), {"--trials", "8", "--csv", "-"});
+    CHECK(right_trials.exit_code == 0);
+    CHECK(right_trials.out.find("\nlock,lockFence,3,16,8,0,") != std::string::npos);
     // Without the schedule the later groups give up at the smaller bound.
     const auto free_run = lock(test::fixture("lock_never_released_07"), {"--schedule", "0"});
     CHECK(free_run.exit_code == 1);
