@@ -243,12 +243,15 @@ Result LabGrading::race_check(const std::string &skipped_note) {
     Kind og_kind = Kind::None;
     std::string og_reason;
     std::string not_checked, fences;  // checks the lab could not make
-    std::string text, unread;  // the handed-in kernel, which draws its own member of the drawn checks
-    synclab::protocol::read_plain((fs::path(copy_) / recipe_.kernel_file).string(), kMaxSubmissionFile, text, unread);
-    auto shapes = race_checks_of(recipe_, s_.draw_key, text);
-    // A lab whose dynamic runs failed is graded already: the declared checks may say why, and the
-    // drawn member, there to catch what only other sizes show, could change nothing.
-    if (kind_ != Kind::None) shapes.resize(recipe_.declaration.race_checks.size());
+    // A lab whose dynamic runs failed is graded already: the declared checks may say why, and a
+    // drawn member, there to catch what only other sizes show, could change nothing. A right one
+    // meets the member its handed-in kernel draws.
+    auto shapes = recipe_.declaration.race_checks;
+    if (kind_ == Kind::None) {
+        std::string text, unread;
+        synclab::protocol::read_plain((fs::path(copy_) / recipe_.kernel_file).string(), kMaxSubmissionFile, text, unread);
+        shapes = race_checks_of(recipe_, s_.draw_key, text);
+    }
     for (const auto &shape : shapes) {  // until one finds something
         if (*stop_) return finish(Grade::Unfinished, Kind::None, "");
         std::vector<std::string> args{"--device", "oclgrind"};
