@@ -102,7 +102,7 @@ TEST_CASE("the grader grades every fixture as the fixture says and leaves the fo
     }
     CHECK(contains(r.out, "FAIL timeout"));
     // The lab's watchdog names the kernel it stopped.
-    CHECK(contains(rows.at({"endless_loop", "01"}).reason, "kernel reduceWithSync never finished"));
+    CHECK(contains(rows.at({"infinite_loop", "01"}).reason, "kernel reduceWithSync never finished"));
     CHECK(listing(folder) == before);
 }
 

@@ -121,7 +121,7 @@ TEST_CASE("a kernel that does not compile: exit 2 with the compiler's file:line"
 
 TEST_CASE("a kernel that never finishes is stopped by --timeout with exit 1 and one line") {
     const auto t0 = std::chrono::steady_clock::now();
-    const auto r = run_lab(kLab, {"--kernels", test::fixture("endless_loop"), "--variant", "sync",
+    const auto r = run_lab(kLab, {"--kernels", test::fixture("infinite_loop"), "--variant", "sync",
                                   "--timeout", "3"});
     CHECK_FALSE(r.timed_out);
     CHECK(r.exit_code == 1);
@@ -160,7 +160,7 @@ TEST_CASE("a lab that stands back is timed by the time it had a core: starved it
     CHECK(starved.out.find("verified") != std::string::npos);
     // An endless kernel behind still stops, with the same one line.
     const auto t0 = std::chrono::steady_clock::now();
-    const auto endless = synclab::run_process({test::lab(kLab), "--kernels", test::fixture("endless_loop"),
+    const auto endless = synclab::run_process({test::lab(kLab), "--kernels", test::fixture("infinite_loop"),
                                                "--variant", "sync", "--timeout", "3"},
                                               {}, nicer);
     CHECK(endless.exit_code == 1);

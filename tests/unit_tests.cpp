@@ -68,13 +68,13 @@ TEST_CASE("the tolerance accepts a float tree sum and rejects the plausible cons
             const Sum ref = dot_ref(a, b, 0, n);
             const double tol = tolerance(n, ref.abs_sum);
             CAPTURE(n);
-            CHECK(close(tree_sum(prod), ref.value, tol));
+            CHECK(within(tree_sum(prod), ref.value, tol));
             // The expected value of a sum of n U(0,1) products is n/4: a kernel returning it
             // without adding anything must fail.
-            CHECK_FALSE(close(n / 4.0, ref.value, tol));
-            CHECK_FALSE(close(0.0, ref.value, tol));
+            CHECK_FALSE(within(n / 4.0, ref.value, tol));
+            CHECK_FALSE(within(0.0, ref.value, tol));
             // Half the products missing (a typical race) must fail too.
-            CHECK_FALSE(close(tree_sum(std::vector<float>(prod.begin(), prod.begin() + n / 2)),
+            CHECK_FALSE(within(tree_sum(std::vector<float>(prod.begin(), prod.begin() + n / 2)),
                               ref.value, tol));
         }
     }
@@ -87,12 +87,12 @@ TEST_CASE("a sequential float sum passes when the tolerance is told its serial l
     float seq = 0;
     for (std::size_t i = 0; i < n; ++i) seq += a[i] * b[i];
     const Sum ref = dot_ref(a, b, 0, n);
-    CHECK(close(seq, ref.value, tolerance(n, ref.abs_sum, n)));
+    CHECK(within(seq, ref.value, tolerance(n, ref.abs_sum, n)));
 }
 
-TEST_CASE("close() is false for NaN and check_partials finds every wrong group") {
-    CHECK_FALSE(close(NAN, 1.0, 1e9));
-    CHECK(close(1.0, 1.0, 0.0));
+TEST_CASE("within() is false for NaN and check_partials finds every wrong group") {
+    CHECK_FALSE(within(NAN, 1.0, 1e9));
+    CHECK(within(1.0, 1.0, 0.0));
     std::vector<Sum> want(4);
     for (auto &w : want) { w.value = 10; w.abs_sum = 10; }
     const PartialCheck c = check_partials({10.f, 3.f, 10.f, NAN}, want, 16);
@@ -265,7 +265,7 @@ TEST_CASE("processes: a child gets none of our files, parent_pipe gives it fd 3 
     // A file of ours without O_CLOEXEC (as a report another thread writes) never reaches a child.
     const int null = open("/dev/null", O_RDONLY);
     const int leak = fcntl(null, F_DUPFD, 40);  // past fd 3 and the pipes
-    close(null);
+    ::close(null);
     REQUIRE(leak >= 40);
     const std::string has_leak = "test -e /proc/$$/fd/" + std::to_string(leak) + " && echo leaked; ";
     ProcessLimits plain;
@@ -282,7 +282,7 @@ TEST_CASE("processes: a child gets none of our files, parent_pipe gives it fd 3 
     CHECK(r.out == "[3]\nopen\ncat 124\n");  // open, nothing to read, not at its end
     r = run_process({"/bin/sh", "-c", has_leak + "echo done"}, {}, piped);
     CHECK(r.out == "done\n");
-    close(leak);
+    ::close(leak);
 }
 
 TEST_CASE("processes: endless output is kept to its head and tail") {

@@ -77,7 +77,7 @@ static void reduce_on_device(Lab &lab, cl::Kernel &dot, cl::Kernel &reduce, cons
     const std::size_t levels = static_cast<std::size_t>(std::log2(static_cast<double>(wg)));
     const double tol = p.exact ? 0 : tolerance(p.n, p.total.abs_sum, levels);
     const std::string wrong = p.exact ? check_every_group(env, p, outs, shape) : "";
-    if (!close(r.value, p.total.value, tol) || !wrong.empty()) {
+    if (!within(r.value, p.total.value, tol) || !wrong.empty()) {
         ++r.wrong_trials;
         if (r.first_wrong.empty()) r.first_wrong = wrong;
     }

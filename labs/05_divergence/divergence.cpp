@@ -189,7 +189,7 @@ Run Divergence::run(cl::Kernel &kernel, Kind kind, bool uniform, const Params &p
         const F4 &want = ref_.result(pick_[i], w, p);
         const double tol = 4.0 * w.steps * FLT_EPSILON * ref_.norm(pick_[i]) + 1e-30;
         bool ok = true;
-        for (int c = 0; c < 4; ++c) ok &= close(out[i][c], want[c], tol);
+        for (int c = 0; c < 4; ++c) ok &= within(out[i][c], want[c], tol);
         if (!ok && r.wrong++ == 0) {
             r.first = i;
             r.got = out[i];

@@ -418,7 +418,7 @@ std::optional<Verdict> Part::floatsum(const std::string &variant) {
             // The compare-and-swap adds in whatever order the work-items come: up to all n one
             // after another; the tree's group sums, one after another.
             const double tol = lab.opt.exact ? 0 : tolerance(s.n, abs_sum, size_t(c));
-            if (!*err && !close(got, want, tol))
+            if (!*err && !within(got, want, tol))
                 std::snprintf(err, sizeof err, "sum %.9g, want %.9g (tolerance %.3g)", got, want, tol);
             if (!*err) tries[ki] += spent / c;
             tallies[ki].add(ms, err);

@@ -75,7 +75,7 @@ Bounds measure_bounds(Env &env, const Ladder &l, const std::vector<float> &hx) {
     if (dev.is_oclgrind()) b.blas.why_not = "not run on Oclgrind (its times mean nothing)";
     else b.blas = time_clblast_sum(env, l.x, l.n, l.trials);
     // CLBlast's order of additions is its own: the loosest tolerance, n terms in a row.
-    if (b.blas.ran && !close(b.blas.value, l.want, tolerance(l.n, l.abs_sum, l.n))) {
+    if (b.blas.ran && !within(b.blas.value, l.want, tolerance(l.n, l.abs_sum, l.n))) {
         char wrong[120];
         std::snprintf(wrong, sizeof wrong, "CLBlastSsum WRONG: %.9g, want %.9g; no ratios against it",
                       b.blas.value, l.want);

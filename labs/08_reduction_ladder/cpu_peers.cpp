@@ -130,7 +130,7 @@ HostPeer time_openmp_sum(std::span<const float> x, int trials, unsigned threads)
 
 void check_peer(HostPeer &p, std::size_t n, double want, double abs_sum) {
     const double tol = tolerance(n, abs_sum, p.serial);
-    p.verified = close(p.value, want, tol);
+    p.verified = within(p.value, want, tol);
     if (p.verified) return p.wrong.clear();
     char s[160];
     std::snprintf(s, sizeof s, "%.9g, want %.9g (off by %.3g, tolerance %.3g)", p.value, want,

@@ -155,14 +155,14 @@ Measured measure_rung(Env &env, cl::Kernel &k, const Rung &r, Ladder &l) {
     m.ms = median_of_launches(l.trials, [&] {
         if (!m.ok) return 0.0;
         const Outcome o = run_passes(env, k, r, m.passes, out, l);
-        if (!close(o.value, l.want, m.tol) || !o.wrong_group.empty()) m.ok = false, m.bad = o;
+        if (!within(o.value, l.want, m.tol) || !o.wrong_group.empty()) m.ok = false, m.bad = o;
         return o.ms;
     });
     return m;
 }
 
 std::string Measured::wrong() const {
-    if (!bad.wrong_group.empty() && !std::isnan(bad.value) && close(bad.value, want, tol))
+    if (!bad.wrong_group.empty() && !std::isnan(bad.value) && within(bad.value, want, tol))
         return "total right, but " + bad.wrong_group;
     if (std::isnan(bad.value)) return "no result (NaN: y[group] never written; not written yet?)";
     char s[160];

@@ -211,7 +211,7 @@ Probe measure_read(Env &env, const std::vector<float> &x, const cl::Buffer &src,
         double got = 0;
         for (float v : back) got += v;
         // Each work-item's float sums run over n / items + lanes terms, then its group's tree.
-        return close(got, want, tolerance(n, abs_sum, n / items + 16 + 64));
+        return within(got, want, tolerance(n, abs_sum, n / items + 16 + 64));
     };
     const Probe p4 = measure_probe(env, "readFloat4", read_bytes(n), n, src, trials, wg, 0,
                                    [&](const cl::Buffer &dst, const ProbeShape &s) {

@@ -113,7 +113,7 @@ HostFinalSum host_final_sum(Env &env, cl::Kernel &kernel, LocalPoison &poison, D
             r.wrong_partials += check.wrong;
         }
         const double tol = p.exact ? 0 : tolerance(p.n, p.total.abs_sum);
-        r.total_ok = r.total_ok && close(sum, p.total.value, tol);
+        r.total_ok = r.total_ok && within(sum, p.total.value, tol);
     }
     r.upload_ms = median(up);
     r.kernel_ms = median(run);

@@ -55,14 +55,14 @@ double tolerance(std::size_t n, double abs_sum, std::size_t serial) {
     return 2.0 * (FLT_EPSILON / 2) * depth * abs_sum + 16 * FLT_MIN;
 }
 
-bool close(double got, double want, double tol) { return std::fabs(got - want) <= tol; }
+bool within(double got, double want, double tol) { return std::fabs(got - want) <= tol; }
 
 PartialCheck check_partials(const std::vector<float> &got, const std::vector<Sum> &want,
                             std::size_t n_each, bool exact) {
     PartialCheck c;
     for (std::size_t g = 0; g < want.size(); ++g) {
         const double tol = exact ? 0 : tolerance(n_each, want[g].abs_sum);
-        if (g < got.size() && close(got[g], want[g].value, tol)) continue;
+        if (g < got.size() && within(got[g], want[g].value, tol)) continue;
         if (!c.wrong) c.first_wrong = g;
         ++c.wrong;
     }

@@ -38,7 +38,7 @@ Sum dot_ref(const std::vector<float> &a, const std::vector<float> &b, std::size_
 double tolerance(std::size_t n, double abs_sum, std::size_t serial = 1);
 
 // |got - want| <= tol, and false for NaN.
-bool close(double got, double want, double tol);
+bool within(double got, double want, double tol);
 
 // Every group's partial against its reference (each a sum of n_each terms): within
 // tolerance(), or equal when `exact` (--exact's inputs).
