@@ -135,7 +135,7 @@ static int run(Lab &lab) {
     }
     if (best_us > 0 && wait_us > 0)
         std::printf("best barrier inside one launch: %.2f us per step; relaunch with the host "
-                    "waiting costs %.1fx that, back-to-back relaunch %.1fx%s\n", best_us,
+                    "waiting costs %.2gx that, back-to-back relaunch %.2gx%s\n", best_us,
                     wait_us / best_us, queue_us / best_us,
                     w.skew ? " (the barriers' groups held back by --skew; --sweep steps times "
                              "them in step)" : "");

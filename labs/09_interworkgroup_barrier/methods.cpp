@@ -137,7 +137,7 @@ int run_sweep(Lab &lab, Methods &m, Steps &steps, const Workload &w, std::size_t
         }
         if (best > 0)
             std::printf("best barrier inside one launch: relaunch with the host waiting costs "
-                        "%.1fx as much per step, back-to-back relaunch %.1fx\n", wait / best,
+                        "%.2gx as much per step, back-to-back relaunch %.2gx\n", wait / best,
                         queue / best);
     } else {  // occupancy: discovered vs compute units vs the largest count that does not give up
         const Method *c = m.find("centralized");
