@@ -86,6 +86,7 @@ __kernel void jacobiTiled(uint I, uint J, const __global float *u1, __global flo
 // decentralized barrier (Xiao and Feng). Every wait has a budget: a group that runs out of it
 // raises ctl[GAVE_UP] and every group stops; the host says how many groups arrived.
 #define GAVE_UP 0
+#define EXPECT 1  // set by the host: the poll closes once that many came (0: when quiet)
 #define POLL 3
 #define CLOSED 0x80000000u
 
@@ -114,9 +115,10 @@ int discover(__global volatile uint *ctl, uint grace, uint budget, uint *parts) 
     }
     if (id < 0) return -1;
     uint spins = 0;
-    if (id == 0) {  // closes the poll once `grace` polls in a row saw no newcomer
+    if (id == 0) {  // closes the poll once `grace` polls in a row saw no newcomer, or all came
+        const uint expect = ctl[EXPECT];
         uint seen = 1, quiet = 0;
-        while (quiet < grace && ++spins < budget) {
+        while (quiet < grace && seen != expect && ++spins < budget) {
             const uint now = ctl[POLL];  // volatile: a poll that no delay of an atomic slows
             quiet = now == seen ? quiet + 1 : 0;
             seen = now;
@@ -217,6 +219,49 @@ __kernel void jacobiPersistent(uint I, uint J, __global float *a, __global float
         sweep_blocks(I, J, s & 1 ? b : a, s & 1 ? a : b, my, all);
         if (flat_id() == 0) seen[my] = s + 1;
         ok = grid_barrier(flags, ctl, my, all, s + 1, budget, &go);
+    }
+}
+
+// The rows r0 .. r1 - 1 of one sweep, each along its length: the loop a CPU's compiler
+// vectorises, as in a host thread. Rows r0 - 1 and r1 are another group's, written in the last
+// sweep: read through volatile (jacobiPersistent says why); the band's own rows were written by
+// this work-item.
+void sweep_band(uint I, uint J, const __global float *u1, __global float *u2, uint r0, uint r1) {
+    for (uint j = r0; j < r1; ++j) {
+        const __global float *c = u1 + (size_t)j * I;
+        __global float *out = u2 + (size_t)j * I;
+        if (j == 0 || j == J - 1) {  // the grid's first and last rows: copied
+            for (size_t i = 0; i < I; ++i) out[i] = c[i];
+            continue;
+        }
+        out[0] = c[0];
+        if (j == r0 || j + 1 == r1) {
+            const __global volatile float *s = c - I, *n = c + I;
+            for (size_t i = 1; i + 1 < I; ++i) out[i] = jacobi_point(c[i - 1], c[i + 1], s[i], n[i]);
+        } else {
+            const __global float *s = c - I, *n = c + I;
+            for (size_t i = 1; i + 1 < I; ++i) out[i] = jacobi_point(c[i - 1], c[i + 1], s[i], n[i]);
+        }
+        out[I - 1] = c[I - 1];
+    }
+}
+
+// jacobiPersistent for a CPU: groups of one work-item, each owning a band of whole rows that it
+// sweeps along the rows. jacobiPersistent's blocks go round the groups, so a block is in another
+// core's cache each sweep; a band stays in one core's. Discovery and the barrier as there.
+__kernel void jacobiBands(uint I, uint J, __global float *a, __global float *b, uint sweeps,
+                          uint budget, uint grace, __global volatile uint *ctl,
+                          __global volatile uint *flags, __global uint *seen) {
+    __local volatile int go;
+    uint parts = 0;
+    const int id = discover(ctl, grace, budget, &parts);
+    go = id >= 0;
+    const uint me = id < 0 ? 0 : (uint)id;
+    const uint r0 = (uint)((ulong)J * me / max(parts, 1u)), r1 = (uint)((ulong)J * (me + 1) / max(parts, 1u));
+    for (uint s = 0, ok = go; s < sweeps && ok; ++s) {
+        sweep_band(I, J, s & 1 ? b : a, s & 1 ? a : b, r0, r1);
+        seen[me] = s + 1;
+        ok = grid_barrier(flags, ctl, me, parts, s + 1, budget, &go);
     }
 }
 

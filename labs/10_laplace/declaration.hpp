@@ -17,7 +17,10 @@ inline const synclab::Declaration kLab{
                  {.name = "rows4", .kernels = {"jacobiRows4"}, .todo = true},
                  {.name = "shapes", .kernels = {"jacobiNaive", "jacobiTiled", "jacobiRows", "jacobiRows4"},
                   .todo = true, .graded = false},
-                 {.name = "persistent", .kernels = {"jacobiPersistent"}, .todo = true}},
+                 {.name = "persistent", .kernels = {"jacobiPersistent"}, .todo = true},
+                 // The persistent sweep a CPU streams: measured, not graded (its barrier and
+                 // discovery are persistent's, graded there).
+                 {.name = "bands", .kernels = {"jacobiBands"}, .todo = true, .graded = false}},
     // Grids that are and are not multiples of the block, 3x3 (one interior point), one 16x4
     // block alone (the default on a CPU), and blocks of 32x1 and 4x2 that catch a kernel
     // with the block's size or shape written in. One shape per run: each run is a process, and

@@ -66,8 +66,12 @@ public:
     Run relaunch(cl::Kernel &k, Block b, unsigned sweeps, bool tiled,
                  const std::vector<float> &want, unsigned rows = 0, unsigned cols = 1);
     // All sweeps in one launch of up to `launch` groups of b; discovery keeps those resident.
+    // `expect` > 0: the groups that can be resident at once (a CPU's threads): the poll closes
+    // once that many came, and a launch that only discovers goes first, so that every thread
+    // is awake when ours begins (a CPU's idle threads take milliseconds to wake, far longer
+    // than the poll stays open). 0: the poll closes once no newcomer came for `grace` polls.
     Run persistent(cl::Kernel &k, Block b, unsigned sweeps, std::size_t launch, unsigned budget,
-                   unsigned grace, const std::vector<float> &want);
+                   unsigned grace, const std::vector<float> &want, unsigned expect = 0);
     // The first buffer, holding the grid's start (what the copy probe copies).
     const cl::Buffer &loaded() { reset(); return a_; }
 

@@ -27,7 +27,7 @@ static int run(Lab &lab) {
     const auto tile = [](Block b) { return (b.x + 2) * (b.y + 2) * sizeof(float); };
     cl::Kernel naive = kernel("jacobiNaive", s.block, 0), tiled = kernel("jacobiTiled", s.block, tile(s.block));
     cl::Kernel persistent = kernel("jacobiPersistent", s.block, 0), rows = kernel("jacobiRows", s.block, 0);
-    cl::Kernel rows4 = kernel("jacobiRows4", s.block, 0);
+    cl::Kernel rows4 = kernel("jacobiRows4", s.block, 0), bands = kernel("jacobiBands", Block{1, 1}, 0);
     Sweeper sw(lab.env, g);
 
     char what[200];
@@ -91,6 +91,14 @@ static int run(Lab &lab) {
                 std::printf("persistent: %zu of %zu groups resident; %.2f us per sweep against %.2f "
                             "with one launch per sweep: %s %.1fx\n", r.parts, launch, us, relaunch_us,
                             us < relaunch_us ? "wins" : "loses", us < relaunch_us ? relaunch_us / us : us / relaunch_us);
+        }
+        if (v == "bands") {  // groups of one work-item, as many as are resident
+            const std::size_t launch = std::max<std::size_t>(64, dev.compute_units * 64);
+            const Run r = sw.persistent(bands, Block{1, 1}, s.sweeps, launch, s.budget, s.grace, want,
+                                        dev.is_cpu() ? unsigned(dev.compute_units) : 0);
+            report(v, "jacobiBands", Block{1, 1}, r);
+            lab.groups_met(v, r.parts);
+            if (r.ok()) std::printf("bands: %zu of %zu groups resident, a band of about %zu rows each\n", r.parts, r.groups, (g.J + r.parts - 1) / r.parts);
         }
     }
     const double best_gbps = table.best_gbps();

@@ -244,13 +244,15 @@ std::string best_line(const std::string &rung, double gbps, double read_gbps, do
 }
 
 std::string copy_line(double best_gbps, double copy_gbps, const std::string &size_option) {
-    char s[300];
+    char s[400];
     if (best_gbps > copy_gbps)
-        // A faster sweep means the probe did not measure the memory (a launch cost more than its
-        // data), not a sweep beating it.
+        // A faster sweep means the probe did not measure what bounds the sweeps (a launch cost
+        // more than its data, or the sweeps kept the grid in caches one copy streams through),
+        // not a sweep beating memory.
         std::snprintf(s, sizeof s, "device copy: %.2f GB/s, below the best sweep's %.2f GB/s (%.1f%%): "
                       "at this size the copy probe is no bound (a launch costs more than copying this "
-                      "little); try a larger %s", copy_gbps, best_gbps,
+                      "little, or the sweeps find the grid in caches that one copy streams through); "
+                      "try a larger %s", copy_gbps, best_gbps,
                       percent_of(best_gbps, copy_gbps), size_option.c_str());
     else
         std::snprintf(s, sizeof s, "device copy: %.2f GB/s; best sweep %.2f GB/s = %.1f%% of it",
