@@ -118,10 +118,11 @@ int discover(__global volatile uint *ctl, uint grace, uint budget, uint *parts) 
     if (id == 0) {  // closes the poll once `grace` polls in a row saw no newcomer, or all came
         const uint expect = ctl[EXPECT];
         uint seen = 1, quiet = 0;
-        while (quiet < grace && seen != expect && ++spins < budget) {
+        while (quiet < grace && ++spins < budget) {
             const uint now = ctl[POLL];  // volatile: a poll that no delay of an atomic slows
             quiet = now == seen ? quiet + 1 : 0;
             seen = now;
+            if (expect && seen >= expect) break;
         }
         s = atomic_or(&ctl[POLL], CLOSED) | CLOSED;
     } else {
@@ -222,8 +223,7 @@ __kernel void jacobiPersistent(uint I, uint J, __global float *a, __global float
     }
 }
 
-// The rows r0 .. r1 - 1 of one sweep, each along its length: the loop a CPU's compiler
-// vectorises, as in a host thread. Rows r0 - 1 and r1 are another group's, written in the last
+// The rows r0 .. r1 - 1 of one sweep, each along its length, as a host thread sweeps them. Rows r0 - 1 and r1 are another group's, written in the last
 // sweep: read through volatile (jacobiPersistent says why); the band's own rows were written by
 // this work-item.
 void sweep_band(uint I, uint J, const __global float *u1, __global float *u2, uint r0, uint r1) {
@@ -235,7 +235,7 @@ void sweep_band(uint I, uint J, const __global float *u1, __global float *u2, ui
             continue;
         }
         out[0] = c[0];
-        if (j == r0 || j + 1 == r1) {
+        if (j == r0 || j + 1 == r1) {  // the loop again, its neighbour rows volatile
             const __global volatile float *s = c - I, *n = c + I;
             for (size_t i = 1; i + 1 < I; ++i) out[i] = jacobi_point(c[i - 1], c[i + 1], s[i], n[i]);
         } else {
@@ -247,8 +247,8 @@ void sweep_band(uint I, uint J, const __global float *u1, __global float *u2, ui
 }
 
 // jacobiPersistent for a CPU: groups of one work-item, each owning a band of whole rows that it
-// sweeps along the rows. jacobiPersistent's blocks go round the groups, so a block is in another
-// core's cache each sweep; a band stays in one core's. Discovery and the barrier as there.
+// sweeps along the rows. jacobiPersistent deals its blocks round the groups, so their neighbours
+// are other cores' blocks; a band shares only its two edge rows. Discovery and barrier as there.
 __kernel void jacobiBands(uint I, uint J, __global float *a, __global float *b, uint sweeps,
                           uint budget, uint grace, __global volatile uint *ctl,
                           __global volatile uint *flags, __global uint *seen) {

@@ -30,20 +30,6 @@ int count(const std::string &text, const std::string &word) {
     return n;
 }
 
-// A copy of the solution with `from` replaced by `to`, in a folder of its own (removed by the
-// caller): a wrong kernel made for one test.
-std::string mutated(const std::string &from, const std::string &to) {
-    char dir[] = "/tmp/synclab-lab07-XXXXXX";
-    REQUIRE(mkdtemp(dir));
-    std::ifstream in(test::source("solutions/07_atomics.cl"));
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    const auto at = text.find(from);
-    REQUIRE(at != std::string::npos);
-    text.replace(at, from.size(), to);
-    std::ofstream(std::string(dir) + "/07_atomics.cl") << text;
-    return dir;
-}
-
 // The line of the output that starts with `kernel`.
 std::string line_of(const std::string &out, const std::string &kernel) {
     const auto at = out.find("\n" + kernel + " ");
@@ -241,7 +227,7 @@ TEST_CASE("lab07 a float compare-and-swap sum that runs out of budget gives up, 
         // 2048 work-items (a right loop: at most 2048 tries each) giving up proves it wrong; the
         // launch's budget ends it: the first to give up (after --spins) spends the budget and
         // every other work-item gives up within one chunk of 1024 tries, not --spins tries each.
-        const std::string dir = mutated("        old = seen;\n", "");
+        const std::string dir = test::mutated("07_atomics.cl", "        old = seen;\n", "");
         const auto start = std::chrono::steady_clock::now();
         r = run_lab(kLab, {"--device", dev.spec(), "--kernels", dir, "--variant", "floatsum",
                            "--groups", "8", "--trials", "1", "--spins", "2000000",

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <unistd.h>
 
@@ -19,6 +20,18 @@ namespace test {
 std::string source(const std::string &rel) {
     const char *env = std::getenv("SYNCLAB_SOURCE_DIR");
     return std::string(env && *env ? env : SYNCLAB_TEST_SOURCE_DIR) + "/" + rel;
+}
+
+std::string mutated(const std::string &file, const std::string &from, const std::string &to) {
+    char dir[] = "/tmp/synclab-mutated-XXXXXX";
+    REQUIRE(mkdtemp(dir));
+    std::ifstream in(source("solutions/" + file));
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const auto at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    text.replace(at, from.size(), to);
+    std::ofstream(std::string(dir) + "/" + file) << text;
+    return dir;
 }
 
 // The labs sit beside the test executable (build/bin/).

@@ -13,6 +13,9 @@ namespace test {
 
 std::string source(const std::string &rel);  // a path in the source tree
 std::string lab(const std::string &name);     // build/bin/<name>
+// A copy of solutions/<file> with its one `from` replaced by `to`, in a new folder under /tmp
+// (the caller removes it): a wrong kernel made for one test. REQUIREs that `from` is there.
+std::string mutated(const std::string &file, const std::string &from, const std::string &to);
 // A fixture's folder: tests/fixtures/submissions/<name>, or tests/fixtures/patches/<name>.patch
 // applied (fixture_patches.cpp). fixture_class(): a folder holding every fixture, one a student.
 std::string fixture(const std::string &name);

@@ -177,11 +177,13 @@ Run Sweeper::persistent(cl::Kernel &k, Block b, unsigned sweeps, std::size_t lau
         flag_groups_ = launch;
     }
     // ctl: gave up, the groups expected (the poll closes once that many came), unused, the poll.
-    const cl_uint ctl_start[4] = {0, expect, 0, 0};
-    auto start = [&] {  // in the queue, after what is there: nothing waits for it
-        env_.queue.enqueueWriteBuffer(ctl_, CL_FALSE, 0, sizeof ctl_start, ctl_start);
-        env_.queue.enqueueFillBuffer(flags_, cl_uint(0), 0, 2 * launch * sizeof(cl_uint));
-        env_.queue.enqueueFillBuffer(seen_, cl_uint(0), 0, launch * sizeof(cl_uint));
+    // Members: a write left in the queue reads them after this returns to the caller's next call.
+    ctl_start_ = {0, expect, 0, 0};
+    zeros_.assign(2 * launch, 0);
+    auto start = [&](cl_bool blocking) {
+        env_.queue.enqueueWriteBuffer(ctl_, blocking, 0, sizeof ctl_start_, ctl_start_.data());
+        env_.queue.enqueueWriteBuffer(flags_, blocking, 0, 2 * launch * sizeof(cl_uint), zeros_.data());
+        env_.queue.enqueueWriteBuffer(seen_, blocking, 0, launch * sizeof(cl_uint), zeros_.data());
     };
     const cl_uint args[] = {cl_uint(g_.I), cl_uint(g_.J)};
     k.setArg(0, args[0]);
@@ -194,12 +196,12 @@ Run Sweeper::persistent(cl::Kernel &k, Block b, unsigned sweeps, std::size_t lau
     k.setArg(9, seen_);
     const cl::NDRange global(launch * b.x, b.y), local(b.x, b.y);
     if (expect) {  // a launch that only discovers, and ours right after it: every thread awake
-        start();
+        start(CL_FALSE);
         k.setArg(4, cl_uint(0));
         k.setArg(6, cl_uint(kWarmGrace));
         env_.queue.enqueueNDRangeKernel(k, cl::NullRange, global, local);
     }
-    start();
+    start(expect ? CL_FALSE : CL_TRUE);
     k.setArg(4, cl_uint(sweeps));
     k.setArg(6, cl_uint(grace));
     cl::Event ev;

@@ -2,6 +2,7 @@
 // multithreaded peer), and the kernels launched, timed and checked: one launch per sweep, or all
 // sweeps in one launch with a barrier between work-groups.
 #pragma once
+#include <array>
 #include <random>
 #include <string>
 #include <vector>
@@ -81,6 +82,8 @@ private:
     Env &env_;
     const Grid &g_;
     cl::Buffer a_, b_, ctl_, flags_, seen_;
+    std::array<cl_uint, 4> ctl_start_{};  // what persistent() writes to ctl_ and flags_ before a
+    std::vector<cl_uint> zeros_;          // launch, kept until the queue has written them
     std::size_t flag_groups_ = 0;
 };
 
