@@ -55,7 +55,7 @@ TEST_CASE("lab10 every variant equals the host bit for bit on grids that are and
 
 // jacobiBands: a band of whole rows a thread, as a CPU streams it; measured, not graded (its
 // discovery and barrier are persistent's), and right on every grid all the same.
-TEST_CASE("lab10 bands: each resident group sweeps a band of rows, bit for bit on every grid; Oclgrind finds its race without the barrier, and none with it") {
+TEST_CASE("lab10 bands: each resident group sweeps a band of rows, bit for bit on every grid, and Oclgrind finds its race without the barrier and none with it") {
     const std::vector<std::vector<std::string>> grids{
         {"--grid", "67x45", "--sweeps", "20"}, {"--grid", "3x3", "--sweeps", "5"},
         {"--grid", "16x4", "--sweeps", "9"}, {"--grid", "37x29", "--sweeps", "12"}};

@@ -127,12 +127,13 @@ Outcome Steps::run(cl::Kernel &k, How how, std::size_t groups, const Workload &w
         one.steps = 1;
         run_once(k, how, 1, one, discovered);
     }
-    // A busy host can keep a resident group's thread off its core past a wait's whole budget.
-    // So a give-up before every group arrived counts only when a second try gives up too: a
-    // barrier that loses an arrival or a release gives up every time (and one that lets a group
-    // through gives a wrong answer, which is never tried again).
+    // A busy host can keep a resident group's thread off its core past a wait's whole budget:
+    // one that has not arrived yet, or the group that releases the others after all arrived.
+    // So a give-up counts only when a second try gives up too: a barrier that loses an arrival
+    // or a release gives up every time (and one that lets a group through gives a wrong answer,
+    // which is never tried again).
     Outcome o = run_once(k, how, groups, w, discovered);
-    if (o.gave_up && o.arrived < o.parts) {
+    if (o.gave_up) {
         const Outcome first = o;
         o = run_once(k, how, groups, w, discovered);
         o.stalled_before = first.text();

@@ -53,6 +53,7 @@ struct Run {
     bool gave_up = false;       // persistent: a barrier's wait ran out of budget
     std::size_t groups = 0, parts = 0, arrived = 0;
     unsigned stuck = 0;
+    std::string stalled_before;  // persistent: the first try's give-up, when a second try ran
     std::vector<float> result;
     bool ok() const { return !gave_up && wrong == 0; }
     std::string text(std::size_t I) const;
@@ -66,7 +67,8 @@ public:
     // columns side by side (jacobiRows4: 4).
     Run relaunch(cl::Kernel &k, Block b, unsigned sweeps, bool tiled,
                  const std::vector<float> &want, unsigned rows = 0, unsigned cols = 1);
-    // All sweeps in one launch of up to `launch` groups of b; discovery keeps those resident.
+    // All sweeps in one launch of up to `launch` groups of b; discovery keeps those resident. A
+    // launch that gives up is tried once more (a busy host), and counts when that one does too.
     // `expect` > 0: the groups that can be resident at once (a CPU's threads): the poll closes
     // once that many came, and a launch that only discovers goes first, so that every thread
     // is awake when ours begins (a CPU's idle threads take milliseconds to wake, far longer
@@ -77,6 +79,8 @@ public:
     const cl::Buffer &loaded() { reset(); return a_; }
 
 private:
+    Run persistent_once(cl::Kernel &k, Block b, unsigned sweeps, std::size_t launch, unsigned budget,
+                        unsigned grace, const std::vector<float> &want, unsigned expect);
     void reset();
     Run check(Run r, unsigned sweeps, const std::vector<float> &want);
     Env &env_;
