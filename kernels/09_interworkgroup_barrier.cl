@@ -106,17 +106,17 @@ int decentralized_barrier(__global volatile uint *flags, __global volatile uint 
 }
 
 // Occupancy discovery (after Sorensen et al., OOPSLA 2016), run by each group's master: while the
-// poll is open, a group takes the next id; group 0 closes the poll once `grace` polls in a row saw
-// no newcomer. A group that finds it closed was not running while it was open: it takes no part
-// (-1). Every registered group was running while the poll was open, so all of them are resident
-// together and may wait for one another. *parts: how many registered. One atomic_inc registers a
-// group (a compare-and-swap loop fails once per newcomer: 15 to 20 ms for 4224 groups on an
-// H100); group 0 publishes the count in ctl[PARTS], which the others poll with plain loads.
+// poll is open, a group takes the next id; group 0 closes it once `grace` polls in a row saw no
+// newcomer. A group that finds it closed was not running while it was open: it takes no part (-1).
+// The registered groups all ran while it was open, so they are resident together. One atomic_inc
+// registers a group (a compare-and-swap loop fails once per newcomer: 15 to 20 ms for 4224 groups
+// on an H100). The others wait for group 0's count in ctl[PARTS]; group 0 runs a bounded loop, so
+// their budget counts one poll in 64 (a waiter that left on a busy host would still be counted).
 #define PARTS 4  // discovery: how many registered, once the poll is closed
 int discover(__global volatile uint *ctl, uint grace, uint budget, uint *parts) {
     const uint id = atomic_inc(&ctl[POLL]);
     if (id & CLOSED) return -1;  // closed: the count below CLOSED is no longer read
-    uint spins = 0;
+    uint spins = 0, polls = 0;
     if (id == 0) {
         uint seen = 1, quiet = 0;
         while (quiet < grace && ++spins < budget) {
@@ -128,7 +128,7 @@ int discover(__global volatile uint *ctl, uint grace, uint budget, uint *parts) 
         atomic_xchg(&ctl[PARTS], *parts);
     } else {
         while (!(*parts = ctl[PARTS]))
-            if (!keep_waiting(ctl, &spins, budget)) return -1;
+            if ((++polls & 63) == 0 && !keep_waiting(ctl, &spins, budget)) return -1;
     }
     return (int)id;
 }

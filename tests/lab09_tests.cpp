@@ -179,11 +179,35 @@ TEST_CASE("lab09 a device whose OpenCL C 2.0/3.0 build lacks the C11 kernel skip
     CHECK(r.err.find("CL_INVALID_KERNEL_NAME") == std::string::npos);
 }
 
+// The waiters' poll in discover() (given code): it counts one poll in 64 against the budget.
+static const std::string kWaiterPoll =
+    "if ((++polls & 63) == 0 && !keep_waiting(ctl, &spins, budget)) return -1;";
+
+TEST_CASE("lab09 discovery's waiters outlast the master's whole budget; counting every poll they do not") {
+    // A quiet window (--grace) past the budget: the master polls its whole budget (2^27 on a
+    // CPU) before it closes the poll, as long as a waiter may wait if it counts every poll. So
+    // such a waiter gives up, leaves and is counted in about half the tries (a busy host that
+    // keeps the master off its core makes it every try), and the barrier gives up. Discovery's
+    // waiters count one poll in 64: in eight trials every barrier verifies on its first try.
+    const std::vector<std::string> args{"--variant", "discovered", "--wg", "1", "-n", "61",
+                                        "--steps", "4", "--grace", "536870912", "--trials", "8"};
+    std::vector<std::string> right{"--kernels", test::source("solutions")};
+    right.insert(right.end(), args.begin(), args.end());
+    const auto r = run_lab(kLab, right);
+    CAPTURE(r.out);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find("verified") != std::string::npos);
+    CHECK(r.out.find("gave up") == std::string::npos);
+    const auto every = run_changed(kWaiterPoll, "if (!keep_waiting(ctl, &spins, budget)) return -1;", args);
+    CAPTURE(every.out);
+    CHECK(every.out.find("gave up at step 1") != std::string::npos);
+}
+
 TEST_CASE("lab09 discovery whose waiters ran out of budget is not trusted: the barriers still verify") {
     // On a busy host a registered group's wait can run out while group 0's master is descheduled;
     // it leaves and frees its place for one more, so the count grows past what is resident (CI:
     // 65 counted, 2 resident, every barrier gave up). Here the waiters give up at once.
-    const auto r = run_changed("if (!keep_waiting(ctl, &spins, budget)) return -1;",
+    const auto r = run_changed(kWaiterPoll,
                                "{ atomic_xchg(&ctl[GAVE_UP], 1u); return -1; }",
                                {"--variant", "centralized,generation", "--steps", "8"});
     CAPTURE(r.out);

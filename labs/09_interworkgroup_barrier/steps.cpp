@@ -1,6 +1,7 @@
 // For lab 09: the host reference, and one method launched, timed and checked (steps.hpp).
 #include "steps.hpp"
 
+#include "synclab/second_try.hpp"
 #include "synclab/stress.hpp"
 
 #include <chrono>
@@ -56,7 +57,7 @@ std::string Outcome::text() const {
         return "WRONG: " + std::to_string(wrong) + " elements, first x[" + std::to_string(first) +
                "] = " + std::to_string(got) + ", host " + std::to_string(want);
     if (!stalled_before.empty())
-        return "verified on a second try (the first: " + stalled_before + "; a busy host?)";
+        return synclab::verified_on_second_try(stalled_before);
     return "verified";
 }
 
@@ -127,18 +128,9 @@ Outcome Steps::run(cl::Kernel &k, How how, std::size_t groups, const Workload &w
         one.steps = 1;
         run_once(k, how, 1, one, discovered);
     }
-    // A busy host can keep a resident group's thread off its core past a wait's whole budget:
-    // one that has not arrived yet, or the group that releases the others after all arrived.
-    // So a give-up counts only when a second try gives up too: a barrier that loses an arrival
-    // or a release gives up every time (and one that lets a group through gives a wrong answer,
-    // which is never tried again).
-    Outcome o = run_once(k, how, groups, w, discovered);
-    if (o.gave_up) {
-        const Outcome first = o;
-        o = run_once(k, how, groups, w, discovered);
-        o.stalled_before = first.text();
-    }
-    return o;
+    // A give-up counts only when a second try gives up too (why: synclab/second_try.hpp).
+    return synclab::tried_twice([&] { return run_once(k, how, groups, w, discovered); },
+                                [](const Outcome &first) { return first.text(); });
 }
 
 Outcome Steps::run_once(cl::Kernel &k, How how, std::size_t groups, const Workload &w,

@@ -1,6 +1,8 @@
 // For lab 10: the grid, the host's sweeps and the kernels' runs (jacobi.hpp).
 #include "jacobi.hpp"
 
+#include "synclab/second_try.hpp"
+
 #include <cstdio>
 
 #include <algorithm>
@@ -101,7 +103,7 @@ std::string Run::text(std::size_t I) const {
         return text;
     }
     if (!stalled_before.empty())
-        return "verified on a second try (the first: " + stalled_before + "; a busy host?)";
+        return synclab::verified_on_second_try(stalled_before);
     return "verified";
 }
 
@@ -172,15 +174,10 @@ constexpr unsigned kWarmGrace = 1u << 23;
 Run Sweeper::persistent(cl::Kernel &k, Block b, unsigned sweeps, std::size_t launch,
                         unsigned budget, unsigned grace, const std::vector<float> &want,
                         unsigned expect) {
-    // A busy host can keep a resident group's thread off its core past a wait's whole budget.
-    // So a give-up counts only when a second try gives up too: a barrier that loses an arrival
-    // or a release gives up every time (one that lets a group through gives a wrong answer).
-    Run r = persistent_once(k, b, sweeps, launch, budget, grace, want, expect);
-    if (!r.gave_up) return r;
-    const std::string first = r.text(g_.I);
-    r = persistent_once(k, b, sweeps, launch, budget, grace, want, expect);
-    r.stalled_before = first;
-    return r;
+    // A give-up counts only when a second try gives up too (why: synclab/second_try.hpp).
+    return synclab::tried_twice(
+        [&] { return persistent_once(k, b, sweeps, launch, budget, grace, want, expect); },
+        [&](const Run &first) { return first.text(g_.I); });
 }
 
 Run Sweeper::persistent_once(cl::Kernel &k, Block b, unsigned sweeps, std::size_t launch,
@@ -193,7 +190,7 @@ Run Sweeper::persistent_once(cl::Kernel &k, Block b, unsigned sweeps, std::size_
         flag_groups_ = launch;
     }
     // ctl: gave up, the groups expected (the poll closes once that many came), unused, the poll.
-    // Members: a write left in the queue reads them after this returns to the caller's next call.
+    // Members, not locals: a non-blocking write left in the queue reads them after this returns.
     ctl_start_ = {0, expect, 0, 0};
     zeros_.assign(2 * launch, 0);
     auto start = [&](cl_bool blocking) {
