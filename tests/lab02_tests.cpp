@@ -157,6 +157,20 @@ TEST_CASE("lab02 --csv sweeps n in powers of two up to -n with every row verifie
     fs::remove(csv);
 }
 
+TEST_CASE("labs 02 and 03 with no -n take 2^24 terms, and 2^12 on Oclgrind, where 2^24 takes minutes") {
+    for (const auto &d : test::dynamic_devices()) CHECK(synclab::dot_size(d, 0) == std::size_t(1) << 24);
+    if (!test::have_oclgrind()) return;
+    const auto og = synclab::select_device("oclgrind");
+    CHECK(synclab::dot_size(og, 0) == std::size_t(1) << 12);
+    CHECK(synclab::dot_size(og, 1000) == 1000);  // -n as given
+    for (const std::string lab : {kLab02, std::string("lab03_multikernel_reduce")}) {
+        const auto r = run_lab(lab, {"--device", "oclgrind", "--kernels", test::source("solutions"), "--seed", "2"});
+        CAPTURE(r.out);
+        CHECK(r.exit_code == 0);
+        CHECK(r.out.find("n = 4096") != std::string::npos);
+    }
+}
+
 TEST_CASE("lab02 bad input exits 2 with one line naming the cause and the fix") {
     const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
         {{"--wg", "100"}, "not a power of two"},

@@ -43,7 +43,7 @@ static int run(Lab &lab) {
     lab.selected_variants();  // rejects an unknown --variant
     const std::size_t wg = pow2_work_group_size(o, lab.env.info.max_wg);
     check_launch(kernel, lab.env.info.device, wg, wg * sizeof(float));
-    const std::size_t n = o.n ? o.n : std::size_t(1) << 24;
+    const std::size_t n = dot_size(lab.env.info, o.n);
     check_dot_size(lab.env.info, n, wg);
 
     const int trials = lab.trials_or(1);

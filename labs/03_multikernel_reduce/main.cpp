@@ -21,7 +21,7 @@ static int run(Lab &lab) {
     const std::size_t wg = pow2_work_group_size(o, lab.env.info.max_wg, 2);
     check_launch(dot, lab.env.info.device, wg, wg * sizeof(float));
     check_launch(reduce, lab.env.info.device, wg, wg * sizeof(float));
-    const std::size_t n = o.n ? o.n : std::size_t(1) << 24;
+    const std::size_t n = dot_size(lab.env.info, o.n);
     check_dot_size(lab.env.info, n, wg);
     if (o.exact) check_exact_fits(n, kExactMost * kExactMost, "-n", n);
 

@@ -15,6 +15,11 @@ static const float kNaN = std::numeric_limits<float>::quiet_NaN();
 
 std::size_t groups_for(std::size_t n, std::size_t wg) { return n <= wg ? 1 : (n + wg - 1) / wg; }
 
+std::size_t dot_size(const DeviceInfo &dev, std::size_t n_option) {
+    if (n_option) return n_option;
+    return std::size_t(1) << (dev.is_oclgrind() ? 12 : 24);
+}
+
 void check_dot_size(const DeviceInfo &dev, std::size_t n, std::size_t wg) {
     const std::size_t padded = groups_for(n, wg) * wg;
     if (padded > std::numeric_limits<std::uint32_t>::max())

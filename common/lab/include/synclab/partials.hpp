@@ -14,6 +14,10 @@ namespace synclab {
 // ceil(n / wg): the groups that cover n elements (at least 1).
 std::size_t groups_for(std::size_t n, std::size_t wg);
 
+// The dot product's length: -n as given (n_option), else 2^24 terms; 2^12 on Oclgrind, an
+// interpreter that takes minutes over 2^24 (a race check needs no more than a few groups).
+std::size_t dot_size(const DeviceInfo &dev, std::size_t n_option);
+
 // Throws UsageError when n elements (padded to whole groups of wg) cannot be one buffer on the
 // device, or do not fit the kernels' uint indices.
 void check_dot_size(const DeviceInfo &dev, std::size_t n, std::size_t wg);
