@@ -183,7 +183,7 @@ TEST_CASE("lab09 a device whose OpenCL C 2.0/3.0 build lacks the C11 kernel skip
 static const std::string kWaiterPoll =
     "if ((++polls & 63) == 0 && !keep_waiting(ctl, &spins, budget)) return -1;";
 
-TEST_CASE("lab09 discovery's waiters outlast the master's whole budget; counting every poll they do not") {
+TEST_CASE("lab09 discovery's waiters outlast the master's whole budget, and counting every poll they do not") {
     // A quiet window (--grace) past the budget: the master polls its whole budget (2^27 on a
     // CPU) before it closes the poll, as long as a waiter may wait if it counts every poll. So
     // such a waiter gives up, leaves and is counted in about half the tries (a busy host that
