@@ -152,13 +152,7 @@ TEST_CASE("lab09 a barrier that does not wait is caught on POCL while the soluti
 // Runs the lab on the solution with its first `from` replaced by `to` (REQUIREd to be there).
 static synclab::ProcessResult run_changed(const std::string &from, const std::string &to,
                                           const std::vector<std::string> &args) {
-    char dir[] = "/tmp/synclab-lab09-XXXXXX";
-    REQUIRE(mkdtemp(dir));
-    std::ifstream in(test::source("solutions/09_interworkgroup_barrier.cl"));
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    REQUIRE(text.find(from) != std::string::npos);
-    text.replace(text.find(from), from.size(), to);
-    std::ofstream(std::string(dir) + "/09_interworkgroup_barrier.cl") << text;
+    const std::string dir = test::mutated("09_interworkgroup_barrier.cl", from, to);
     std::vector<std::string> all{"--kernels", dir};
     all.insert(all.end(), args.begin(), args.end());
     const auto r = run_lab(kLab, all);

@@ -86,8 +86,8 @@ private:
     Env &env_;
     const Grid &g_;
     cl::Buffer a_, b_, ctl_, flags_, seen_;
-    std::array<cl_uint, 4> ctl_start_{};  // what persistent() writes to ctl_ and flags_ before a
-    std::vector<cl_uint> zeros_;          // launch, kept until the queue has written them
+    std::array<cl_uint, 4> ctl_start_{};  // what persistent_once() writes to ctl_, flags_ and
+    std::vector<cl_uint> zeros_;          // seen_ before a launch, kept until the queue wrote them
     std::size_t flag_groups_ = 0;
 };
 
