@@ -163,7 +163,7 @@ TEST_CASE("labs 02 and 03 with no -n take 2^24 terms, and 2^12 on Oclgrind, wher
     const auto og = synclab::select_device("oclgrind");
     CHECK(synclab::dot_size(og, 0) == std::size_t(1) << 12);
     CHECK(synclab::dot_size(og, 1000) == 1000);  // -n as given
-    for (const std::string lab : {kLab02, std::string("lab03_multikernel_reduce")}) {
+    for (const std::string &lab : {kLab02, std::string("lab03_multikernel_reduce")}) {
         const auto r = run_lab(lab, {"--device", "oclgrind", "--kernels", test::source("solutions"), "--seed", "2"});
         CAPTURE(r.out);
         CHECK(r.exit_code == 0);

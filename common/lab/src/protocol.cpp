@@ -18,12 +18,12 @@
 namespace synclab::protocol {
 
 double batch_timeout(double timeout_s, std::size_t runs) {
-    return std::min(timeout_s * static_cast<double>(std::max<std::size_t>(runs, 1)) + 30, kMaxTimeout);
+    const double line = std::max(timeout_s, kBuildSeconds) * kClockLimit;
+    return std::min(line * static_cast<double>(std::max<std::size_t>(runs, 1)) + 30, kMaxTimeout);
 }
 
-bool is_hang(double wall_s, double ran_s, double timeout_s, bool stands_back) {
-    if (wall_s < timeout_s) return false;
-    return !stands_back || ran_s >= timeout_s || wall_s >= timeout_s * kStandBackLimit;
+bool is_hang(double wall_s, double ran_s, double timeout_s) {
+    return ran_s >= timeout_s || wall_s >= timeout_s * kClockLimit;
 }
 
 std::string batch_text(const std::vector<Args> &lines) {

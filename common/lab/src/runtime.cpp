@@ -60,52 +60,15 @@ double process_cpu_seconds() {
 }
 
 // OpenCL cannot cancel a running kernel, so a kernel that never ends (an endless loop, a barrier
-// only some work-items reach) would hang the lab in clFinish. The watchdog ends the process.
-// A run that stands back is timed by the seconds it had a core as well (is_hang): one starved by
-// other work a while is not called a hang. Each tenth of a second counts up to the CPU time
-// the process had in it, so two busy threads count no faster than one.
+// only some work-items reach) would hang the lab in clFinish. The watchdog ends the process once
+// it has gone --timeout seconds on a core since it last got something done (protocol::is_hang):
+// each tenth of a second counts up to the CPU time the process had in it, so two busy threads
+// count no faster than one, and a run held off its core by other work counts only its share.
 class Watchdog {
 public:
     Watchdog(const std::string &program, double seconds) {
         if (seconds <= 0) return;
-        errno = 0;
-        const int niceness = getpriority(PRIO_PROCESS, 0);
-        const bool behind = errno == 0 && niceness > 0;
-        thread_ = std::thread([this, program, seconds, behind] {
-            using clock = std::chrono::steady_clock;
-            const auto start = clock::now();
-            const auto step = behind ? std::chrono::duration<double>(0.1)
-                                     : std::chrono::duration<double>(seconds);
-            auto last = start;
-            double cpu = process_cpu_seconds(), ran = 0, wall = 0;
-            std::unique_lock<std::mutex> lock(m_);
-            for (;;) {
-                if (cv_.wait_for(lock, step, [this] { return done_; })) return;
-                const auto now = clock::now();
-                const double cpu_now = process_cpu_seconds();
-                ran += std::min(std::chrono::duration<double>(now - last).count(), cpu_now - cpu);
-                last = now;
-                cpu = cpu_now;
-                wall = std::chrono::duration<double>(now - start).count();
-                if (protocol::is_hang(wall, ran, seconds, behind)) break;
-            }
-            std::fflush(stdout);
-            char took[96] = "";
-            if (behind)  // niced: it may have waited for a core far longer than it ran
-                std::snprintf(took, sizeof took, " (%.0f s by the clock, %.1f s of it on a core)",
-                              wall, ran);
-            const std::string kernel = running_kernel();
-            const std::string which = kernel.empty() ? "a kernel" : "kernel " + kernel;
-            char message[600];
-            std::snprintf(message, sizeof message,
-                          "stopped after %g s%s: %s did not finish (an endless loop, or a "
-                          "barrier that not every work-item reaches?); raise --timeout if the run "
-                          "is just long", seconds, took, which.c_str());
-            std::fprintf(stderr, "%s: %s\n", program.c_str(), message);
-            std::fflush(stderr);
-            verdict::result(kWrong, "timeout", kernel, message);  // where: the kernel running
-            _exit(kWrong);
-        });
+        thread_ = std::thread([this, program, seconds] { watch(program, seconds); });
     }
     ~Watchdog() {
         if (!thread_.joinable()) return;
@@ -118,6 +81,62 @@ public:
     }
 
 private:
+    void watch(const std::string &program, double seconds) {
+        using clock = std::chrono::steady_clock;
+        auto seen = last_progress(), since = clock::now(), last = since;
+        double cpu = process_cpu_seconds(), ran = 0, wall = 0, limit = seconds;
+        std::string build = building();
+        if (!build.empty()) limit = std::max(seconds, protocol::kBuildSeconds);
+        std::unique_lock<std::mutex> lock(m_);
+        for (;;) {
+            if (cv_.wait_for(lock, std::chrono::milliseconds(100), [this] { return done_; })) return;
+            const auto now = clock::now();
+            const double cpu_now = process_cpu_seconds();
+            if (last_progress() != seen) {  // a kernel finished, or a build began or ended
+                seen = last_progress();
+                since = std::max(since, seen);
+                ran = 0;
+                build = building();
+                limit = build.empty() ? seconds : std::max(seconds, protocol::kBuildSeconds);
+            } else {
+                ran += std::min(std::chrono::duration<double>(now - last).count(), cpu_now - cpu);
+            }
+            last = now;
+            cpu = cpu_now;
+            wall = std::chrono::duration<double>(now - since).count();
+            if (protocol::is_hang(wall, ran, limit)) break;
+        }
+        stop(program, limit, wall, build);
+    }
+
+    // The one line, and the verdict: a build that never ends is a compile error, else a timeout.
+    [[noreturn]] static void stop(const std::string &program, double limit, double wall,
+                                  const std::string &build) {
+        std::fflush(stdout);
+        char took[64] = "";
+        if (wall > limit + 1) std::snprintf(took, sizeof took, " (%.0f s by the clock)", wall);
+        char message[600];
+        if (!build.empty()) {
+            std::snprintf(message, sizeof message,
+                          "the compiler ran %g s on a core%s without finishing %s (a macro or loop "
+                          "it expands without end?)", limit, took, build.c_str());
+            std::fprintf(stderr, "%s: %s\n", program.c_str(), message);
+            std::fflush(stderr);
+            verdict::result(kUsage, "compile-error", build, message);
+            _exit(kUsage);
+        }
+        const std::string kernel = running_kernel();
+        const std::string which = kernel.empty() ? "a kernel" : "kernel " + kernel;
+        std::snprintf(message, sizeof message,
+                      "stopped after %g s on a core%s: %s did not finish (an endless loop, or a "
+                      "barrier that not every work-item reaches?); raise --timeout if the kernel "
+                      "is just long", limit, took, which.c_str());
+        std::fprintf(stderr, "%s: %s\n", program.c_str(), message);
+        std::fflush(stderr);
+        verdict::result(kWrong, "timeout", kernel, message);  // where: the kernel running
+        _exit(kWrong);
+    }
+
     std::mutex m_;
     std::condition_variable cv_;
     bool done_ = false;

@@ -2,6 +2,7 @@
 #include "synclab/oclgrind.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
@@ -399,6 +400,12 @@ namespace {
 std::mutex g_running_mutex;
 cl_kernel g_running = nullptr;
 
+std::atomic<std::chrono::steady_clock::rep> g_progress{std::chrono::steady_clock::now().time_since_epoch().count()};
+std::mutex g_building_mutex;
+std::string g_building;
+
+void CL_CALLBACK on_finished(cl_event, cl_int, void *) { note_progress(); }
+
 }  // namespace
 
 cl_int Queue::enqueueNDRangeKernel(const cl::Kernel &kernel, const cl::NDRange &offset,
@@ -412,7 +419,39 @@ cl_int Queue::enqueueNDRangeKernel(const cl::Kernel &kernel, const cl::NDRange &
             g_running = kernel();
         }
     }
-    return cl::CommandQueue::enqueueNDRangeKernel(kernel, offset, global, local, events, event);
+    cl::Event own;
+    cl::Event *done = event ? event : &own;
+    const cl_int rc = cl::CommandQueue::enqueueNDRangeKernel(kernel, offset, global, local, events, done);
+    if (rc == CL_SUCCESS && (*done)()) clSetEventCallback((*done)(), CL_COMPLETE, on_finished, nullptr);
+    return rc;
+}
+
+std::chrono::steady_clock::time_point last_progress() {
+    return std::chrono::steady_clock::time_point(std::chrono::steady_clock::duration(g_progress.load()));
+}
+
+void note_progress() { g_progress.store(std::chrono::steady_clock::now().time_since_epoch().count()); }
+
+std::string building() {
+    std::lock_guard<std::mutex> lock(g_building_mutex);
+    return g_building;
+}
+
+// The name first, then the progress: a watchdog that sees the progress reads the name with it.
+Building::Building(const std::string &shown) {
+    {
+        std::lock_guard<std::mutex> lock(g_building_mutex);
+        g_building = shown;
+    }
+    note_progress();
+}
+
+Building::~Building() {
+    {
+        std::lock_guard<std::mutex> lock(g_building_mutex);
+        g_building.clear();
+    }
+    note_progress();
 }
 
 std::string running_kernel() {

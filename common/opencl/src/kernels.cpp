@@ -195,6 +195,7 @@ static cl::Program build(const cl::Context &ctx, const cl::Device &dev, const st
     cl::Program prog(ctx, source);
     try {
         QuietStderr quiet;
+        Building now(shown);
         prog.build({dev}, options.c_str());
     } catch (const cl::Error &e) {
         if (e.err() != CL_BUILD_PROGRAM_FAILURE && e.err() != CL_COMPILE_PROGRAM_FAILURE) throw;

@@ -21,18 +21,21 @@ constexpr const char *kTextCache = "SYNCLAB_TEXT_CACHE";      // the folder the 
 // limit" in effect, and bigger numbers would overflow the clocks' arithmetic.
 constexpr double kMaxTimeout = 1e6;
 
-// The bound on a process that runs `runs` lines, each with its own watchdog of timeout_s: the
-// watchdogs end a hang first; this ends a process that never reaches them.
-double batch_timeout(double timeout_s, std::size_t runs);
+// Whether a run hangs: wall_s seconds since it last got something done (a kernel finished, a
+// build began or ended: synclab::last_progress), ran_s of them on a core. It is a hang once it
+// has had a core for timeout_s since (a hang on POCL's CPU or Oclgrind spins), or by the clock
+// alone at kClockLimit times timeout_s (a hang that sleeps, or a run starved that long). So a
+// run of many kernels takes as long as it needs, and one that waits for a core (a busy machine,
+// a container's share of one) is not a hang for the time it waited: the verdict is the
+// kernel's, not the machine's. A build is held to kBuildSeconds, or timeout_s when longer.
+constexpr double kClockLimit = 10;
+constexpr double kBuildSeconds = 60;
+bool is_hang(double wall_s, double ran_s, double timeout_s);
 
-// Whether a run that has taken wall_s seconds, and had a core for ran_s of them, outlived its
-// --timeout. One that stands back (niceness above 0: the grader runs its children behind its
-// stress runs) may wait for a core far longer than it runs: it is a hang once it has also had a
-// core for timeout_s (a hang on POCL's CPU or Oclgrind spins), or by the clock alone at
-// kStandBackLimit times timeout_s (a hang that sleeps, or a run starved that long). The grader's
-// bound on such a child is that and a margin.
-constexpr double kStandBackLimit = 10;
-bool is_hang(double wall_s, double ran_s, double timeout_s, bool stands_back);
+// The bound on a process that runs `runs` lines, each with its own watchdog of timeout_s: the
+// watchdogs end a hang first (a line of many kernels may run far past timeout_s); this ends a
+// process that never reaches them.
+double batch_timeout(double timeout_s, std::size_t runs);
 
 // A batch file: one run a line, the lab's folder name (01_workgroup_reduce) and then its
 // arguments, separated by tabs. synclab-labs runs the lines in order in one process; a line that
