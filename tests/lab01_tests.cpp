@@ -136,7 +136,7 @@ TEST_CASE("a kernel that never finishes is stopped by --timeout with exit 1 and 
                          "30"}).exit_code == 0);
 }
 
-TEST_CASE("--timeout counts the time on a core since a kernel last finished: starved it passes, endless it stops") {
+TEST_CASE("--timeout counts the time on a core since the last kernel launched: starved it passes, endless it stops") {
     // The rule: a hang is --timeout seconds on a core since the run last got something done, or
     // the clock alone at kClockLimit times it.
     using synclab::protocol::is_hang;
@@ -171,7 +171,7 @@ TEST_CASE("--timeout counts the time on a core since a kernel last finished: sta
 TEST_CASE("a run of many kernels may last past --timeout, each of them well within it") {
     // The number of trials is chosen on this machine, under its load, so that the run lasts at
     // least three times --timeout 1, each trial's kernel taking a fraction of a millisecond. With
-    // --timeout counted over the whole run it would stop; counted from each kernel's end it does not.
+    // --timeout counted over the whole run it would stop; counted from each launch it does not.
     char dir[] = "/tmp/synclab-progress-XXXXXX";
     REQUIRE(mkdtemp(dir));
     const std::map<std::string, std::string> cache{{"POCL_CACHE_DIR", dir}};

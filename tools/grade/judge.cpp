@@ -76,8 +76,8 @@ std::string seconds_text(double s) {
     return o.str();
 }
 
-// `kernel`: the one the lab's watchdog saw running ("" when the grader stopped the child).
-static std::string hang_reason(double timeout_s, const std::string &kernel = "") {
+// `kernel`: the one the lab's watchdog saw running ("" if none had been launched).
+static std::string hang_reason(double timeout_s, const std::string &kernel) {
     return "timed out after " + seconds_text(timeout_s) + " s: " +
            (kernel.empty() ? "a kernel that never finishes" : "kernel " + kernel + " never finished") +
            " (an endless loop, or a barrier that not every work-item reaches?)";
@@ -95,7 +95,9 @@ std::pair<Kind, std::string> classify(const Run &run, const std::string &kernels
                                              double timeout_s) {
     const auto &p = run.process;
     const auto &v = run.verdict;
-    if (p.timed_out) return {Kind::Timeout, hang_reason(timeout_s)};
+    if (p.timed_out)  // the grader's bound on the process (protocol::batch_timeout), far past --timeout
+        return {Kind::Timeout, "timed out: the lab's process outlived the grader's bound on it, its own "
+                               "watchdog (--timeout " + seconds_text(timeout_s) + ") never stopping it"};
     if (p.signal) return {Kind::Crash, "crashed: killed by " + signal_name(p.signal)};
     // Inside the sandbox the lab is bubblewrap's child, and a signal that kills it comes back
     // as bubblewrap's exit code 128 + the signal's number.

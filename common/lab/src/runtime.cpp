@@ -92,7 +92,7 @@ private:
             if (cv_.wait_for(lock, std::chrono::milliseconds(100), [this] { return done_; })) return;
             const auto now = clock::now();
             const double cpu_now = process_cpu_seconds();
-            if (last_progress() != seen) {  // a kernel finished, or a build began or ended
+            if (last_progress() != seen) {  // the host launched a kernel, or a build began or ended
                 seen = last_progress();
                 since = std::max(since, seen);
                 ran = 0;

@@ -21,7 +21,7 @@ constexpr const char *kTextCache = "SYNCLAB_TEXT_CACHE";      // the folder the 
 // limit" in effect, and bigger numbers would overflow the clocks' arithmetic.
 constexpr double kMaxTimeout = 1e6;
 
-// Whether a run hangs: wall_s seconds since it last got something done (a kernel finished, a
+// Whether a run hangs: wall_s seconds since it last got something done (it launched a kernel, a
 // build began or ended: synclab::last_progress), ran_s of them on a core. It is a hang once it
 // has had a core for timeout_s since (a hang on POCL's CPU or Oclgrind spins), or by the clock
 // alone at kClockLimit times timeout_s (a hang that sleeps, or a run starved that long). So a

@@ -48,8 +48,8 @@ void list_devices(std::ostream &os);
 DeviceInfo select_device(const std::string &spec);
 
 // An in-order queue that remembers the kernel it was last given (running_kernel()), so that a
-// run stopped by a watchdog can name the kernel that did not finish, and notes each kernel's end
-// as progress (last_progress()). Everything else is cl::CommandQueue's.
+// run stopped by a watchdog can name the kernel that did not finish, and notes each launch as
+// progress (last_progress()). Everything else is cl::CommandQueue's.
 class Queue : public cl::CommandQueue {
 public:
     Queue() = default;
@@ -64,10 +64,10 @@ public:
 // one running, or the last to run, when the host waits. Safe from any thread.
 std::string running_kernel();
 
-// What this process last got done, for a watchdog that counts a hang from it: the time a kernel
-// given to a Queue finished, or a program build began or ended (Building). A run of many kernels
-// then takes as long as it needs, while one kernel that never finishes is still stopped. Safe
-// from any thread.
+// What this process last got done, for a watchdog that counts a hang from it: the time the host
+// last gave a Queue a kernel (in order after the ones before it: the host moved on), or a program
+// build began or ended (Building). A run of many kernels then takes as long as it needs, while
+// one kernel that never finishes still stops the host in its wait. Safe from any thread.
 std::chrono::steady_clock::time_point last_progress();
 void note_progress();
 // The file whose program is being built now ("" when none): a build that never ends is the
