@@ -1,6 +1,6 @@
 // For the grader's stages: who gets a core. Every rule on niceness, the stress gate and POCL's
-// threads a child runs with is here; a lab's side of it (standing back, a watchdog that counts the
-// time it had a core) is in synclab/runtime.hpp, joined by synclab/protocol.hpp's names.
+// threads a child runs with is here; a lab's side of it (a watchdog that counts the time it had a
+// core) is in synclab/runtime.hpp, joined by synclab/protocol.hpp's names.
 #pragma once
 #include <condition_variable>
 #include <map>

@@ -158,7 +158,8 @@ void add_options(cxxopts::Options &parser) {
         ("device", "device(s) for the dynamic runs, comma-separated, each as the labs' --device "
                    "(e.g. pocl,nvidia; default: the lab's)",
          cxxopts::value<std::string>()->default_value(""), "SPEC")
-        ("timeout", "seconds each child run may take before it counts as a hang (at least 2)",
+        ("timeout", "seconds on a core a child run may go with no kernel launched before it counts "
+                    "as a hang (at least 2)",
          cxxopts::value<std::string>()->default_value("60"), "S")
         ("memory", "address-space limit of each child run in MiB (at least 1024; 0: none; "
                    "default: 4096 on POCL and Oclgrind, none on other devices, whose drivers "

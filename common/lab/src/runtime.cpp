@@ -1,5 +1,5 @@
 // The lab's process runtime (runtime.hpp): what surrounds one run of a lab's body and no student
-// code calls: the grader's pipe and niceness, the watchdog, the stress and warm-up drivers, and
+// code calls: the grader's pipe, the watchdog, the stress and warm-up drivers, and
 // guarded_main's one line, exit code and verdict record for every way out.
 #include "synclab/runtime.hpp"
 
@@ -14,7 +14,6 @@
 #include <new>
 #include <thread>
 #include <fcntl.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -68,6 +67,8 @@ class Watchdog {
 public:
     Watchdog(const std::string &program, double seconds) {
         if (seconds <= 0) return;
+        // Its line goes to the stderr the run began with: a build runs with stderr quieted.
+        err_ = fcntl(2, F_DUPFD_CLOEXEC, 3);
         thread_ = std::thread([this, program, seconds] { watch(program, seconds); });
     }
     ~Watchdog() {
@@ -78,6 +79,7 @@ public:
         }
         cv_.notify_all();
         thread_.join();
+        if (err_ >= 0) close(err_);
     }
 
 private:
@@ -106,12 +108,12 @@ private:
             wall = std::chrono::duration<double>(now - since).count();
             if (protocol::is_hang(wall, ran, limit)) break;
         }
-        stop(program, limit, wall, build);
+        stop(program, limit, wall, build, err_ >= 0 ? err_ : 2);
     }
 
     // The one line, and the verdict: a build that never ends is a compile error, else a timeout.
     [[noreturn]] static void stop(const std::string &program, double limit, double wall,
-                                  const std::string &build) {
+                                  const std::string &build, int err) {
         std::fflush(stdout);
         char took[64] = "";
         if (wall > limit + 1) std::snprintf(took, sizeof took, " (%.0f s by the clock)", wall);
@@ -120,8 +122,7 @@ private:
             std::snprintf(message, sizeof message,
                           "the compiler ran %g s on a core%s without finishing %s (a macro or loop "
                           "it expands without end?)", limit, took, build.c_str());
-            std::fprintf(stderr, "%s: %s\n", program.c_str(), message);
-            std::fflush(stderr);
+            dprintf(err, "%s: %s\n", program.c_str(), message);
             verdict::result(kUsage, "compile-error", build, message);
             _exit(kUsage);
         }
@@ -131,8 +132,8 @@ private:
                       "stopped after %g s on a core%s: %s did not finish (an endless loop, or a "
                       "barrier that not every work-item reaches?); raise --timeout if the kernel "
                       "is just long", limit, took, which.c_str());
-        std::fprintf(stderr, "%s: %s\n", program.c_str(), message);
         std::fflush(stderr);
+        dprintf(err, "%s: %s\n", program.c_str(), message);
         verdict::result(kWrong, "timeout", kernel, message);  // where: the kernel running
         _exit(kWrong);
     }
@@ -140,6 +141,7 @@ private:
     std::mutex m_;
     std::condition_variable cv_;
     bool done_ = false;
+    int err_ = -1;
     std::thread thread_;
 };
 
