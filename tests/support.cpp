@@ -23,13 +23,19 @@ std::string source(const std::string &rel) {
 }
 
 std::string mutated(const std::string &file, const std::string &from, const std::string &to) {
+    return mutated(file, {{from, to}});
+}
+
+std::string mutated(const std::string &file, const std::vector<std::pair<std::string, std::string>> &changes) {
     char dir[] = "/tmp/synclab-mutated-XXXXXX";
     REQUIRE(mkdtemp(dir));
     std::ifstream in(source("solutions/" + file));
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    const auto at = text.find(from);
-    REQUIRE(at != std::string::npos);
-    text.replace(at, from.size(), to);
+    for (const auto &[from, to] : changes) {
+        const auto at = text.find(from);
+        REQUIRE(at != std::string::npos);
+        text.replace(at, from.size(), to);
+    }
     std::ofstream(std::string(dir) + "/" + file) << text;
     return dir;
 }

@@ -16,6 +16,8 @@ std::string lab(const std::string &name);     // build/bin/<name>
 // A copy of solutions/<file> with its one `from` replaced by `to`, in a new folder under /tmp
 // (the caller removes it): a wrong kernel made for one test. REQUIREs that `from` is there.
 std::string mutated(const std::string &file, const std::string &from, const std::string &to);
+// The same with several changes, each made once, in order.
+std::string mutated(const std::string &file, const std::vector<std::pair<std::string, std::string>> &changes);
 // A fixture's folder: tests/fixtures/submissions/<name>, or tests/fixtures/patches/<name>.patch
 // applied (fixture_patches.cpp). fixture_class(): a folder holding every fixture, one a student.
 std::string fixture(const std::string &name);
