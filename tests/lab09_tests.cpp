@@ -149,7 +149,7 @@ TEST_CASE("lab09 a barrier that does not wait is caught on POCL while the soluti
     CHECK(count(s.out, "WRONG") == 5);
 }
 
-// Runs the lab on the solution with its first `from` replaced by `to` (REQUIREd to be there).
+// Runs the lab on the solution with each change made (test::mutated: each `from` REQUIREd there).
 static synclab::ProcessResult run_changed(const std::vector<std::pair<std::string, std::string>> &changes,
                                           const std::vector<std::string> &args) {
     const std::string dir = test::mutated("09_interworkgroup_barrier.cl", changes);

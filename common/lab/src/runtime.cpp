@@ -115,27 +115,27 @@ private:
     [[noreturn]] static void stop(const std::string &program, double limit, double wall,
                                   const std::string &build, int err) {
         std::fflush(stdout);
+        std::fflush(stderr);
         char took[64] = "";
         if (wall > limit + 1) std::snprintf(took, sizeof took, " (%.0f s by the clock)", wall);
+        const std::string kernel = build.empty() ? running_kernel() : "";
+        const std::string which = kernel.empty() ? "a kernel" : "kernel " + kernel;
         char message[600];
-        if (!build.empty()) {
+        if (!build.empty())
             std::snprintf(message, sizeof message,
                           "the compiler ran %g s on a core%s without finishing %s (a macro or loop "
                           "it expands without end?)", limit, took, build.c_str());
-            dprintf(err, "%s: %s\n", program.c_str(), message);
-            verdict::result(kUsage, "compile-error", build, message);
-            _exit(kUsage);
-        }
-        const std::string kernel = running_kernel();
-        const std::string which = kernel.empty() ? "a kernel" : "kernel " + kernel;
-        std::snprintf(message, sizeof message,
-                      "stopped after %g s on a core%s: %s did not finish (an endless loop, or a "
-                      "barrier that not every work-item reaches?); raise --timeout if the kernel "
-                      "is just long", limit, took, which.c_str());
-        std::fflush(stderr);
+        else
+            std::snprintf(message, sizeof message,
+                          "stopped after %g s on a core%s: %s did not finish (an endless loop, or "
+                          "a barrier that not every work-item reaches?); raise --timeout if the "
+                          "kernel is just long", limit, took, which.c_str());
         dprintf(err, "%s: %s\n", program.c_str(), message);
-        verdict::result(kWrong, "timeout", kernel, message);  // where: the kernel running
-        _exit(kWrong);
+        const int code = build.empty() ? kWrong : kUsage;
+        // where: the file being built, or the kernel running
+        verdict::result(code, build.empty() ? "timeout" : "compile-error", build.empty() ? kernel : build,
+                        message);
+        _exit(code);
     }
 
     std::mutex m_;
