@@ -48,6 +48,9 @@ cxxopts::Options make_parser(const std::string &program, const std::string &desc
                     "(a kernel that never finishes: an endless loop, a barrier not every work-item "
                     "reaches); 0: no limit (default: 60 in the labs whose work-groups wait for one "
                     "another, 300 in the others and with --stress)", cxxopts::value<double>())
+        ("build-timeout", "stop with exit 2, as a compile error, once a kernel file's build has "
+                          "run this many seconds on a core (default: 60, or --timeout when longer)",
+         cxxopts::value<double>())
         ("stress", "shake the protocols between work-groups: run N schedules, each with delays "
                    "injected at the atomics and fences it picks (schedule k uses --seed S+k; the "
                    "first that fails is named, with the command that repeats it)",
@@ -97,6 +100,7 @@ bool parse(cxxopts::Options &parser, int argc, char **argv, Options &o) {
     o.csv = r["csv"].as<std::string>();
     o.timeout_given = r.count("timeout") > 0;
     if (o.timeout_given) o.timeout = r["timeout"].as<double>();
+    if (r.count("build-timeout")) o.build_timeout = r["build-timeout"].as<double>();
     o.describe = r.count("describe") > 0;
     o.stress = r["stress"].as<unsigned>();
     if (o.stress > 10000) throw UsageError("--stress " + std::to_string(o.stress) +
@@ -116,6 +120,8 @@ bool parse(cxxopts::Options &parser, int argc, char **argv, Options &o) {
         throw UsageError("cannot write --verdict file " + o.verdict + ": check the folder exists");
     if (!(o.timeout >= 0 && o.timeout <= kMaxTimeout))
         throw UsageError("--timeout is out of range: use 0 (no limit) or up to 1000000 seconds");
+    if (!(o.build_timeout > 0 && o.build_timeout <= kMaxTimeout))
+        throw UsageError("--build-timeout is out of range: use more than 0, up to 1000000 seconds");
     if (o.trials < 1) throw UsageError("--trials must be at least 1");
     o.extra = r;
     return true;

@@ -65,10 +65,12 @@ double process_cpu_seconds() {
 // count no faster than one, and a run held off its core by other work counts only its share.
 class Watchdog {
 public:
-    Watchdog(const std::string &program, double seconds) {
+    // seconds: a kernel's (0: no limit); build_seconds: a build's, or `seconds` when longer.
+    Watchdog(const std::string &program, double seconds, double build_seconds) {
         if (seconds <= 0) return;
         // Its line goes to the stderr the run began with: a build runs with stderr quieted.
         err_ = fcntl(2, F_DUPFD_CLOEXEC, 3);
+        build_ = std::max(seconds, build_seconds);
         thread_ = std::thread([this, program, seconds] { watch(program, seconds); });
     }
     ~Watchdog() {
@@ -88,7 +90,7 @@ private:
         auto seen = last_progress(), since = clock::now(), last = since;
         double cpu = process_cpu_seconds(), ran = 0, wall = 0, limit = seconds;
         std::string build = building();
-        if (!build.empty()) limit = std::max(seconds, protocol::kBuildSeconds);
+        if (!build.empty()) limit = build_;
         std::unique_lock<std::mutex> lock(m_);
         for (;;) {
             if (cv_.wait_for(lock, std::chrono::milliseconds(100), [this] { return done_; })) return;
@@ -99,7 +101,7 @@ private:
                 since = std::max(since, seen);
                 ran = 0;
                 build = building();
-                limit = build.empty() ? seconds : std::max(seconds, protocol::kBuildSeconds);
+                limit = build.empty() ? seconds : build_;
             } else {
                 ran += std::min(std::chrono::duration<double>(now - last).count(), cpu_now - cpu);
             }
@@ -142,6 +144,7 @@ private:
     std::condition_variable cv_;
     bool done_ = false;
     int err_ = -1;
+    double build_ = 0;
     std::thread thread_;
 };
 
@@ -342,7 +345,7 @@ int run_once(int argc, char **argv, const Declaration &decl, const std::function
             return kOk;
         }
         opt.timeout = run_timeout(decl, opt);
-        Watchdog watchdog(name, opt.timeout);
+        Watchdog watchdog(name, opt.timeout, opt.build_timeout);
         if (opt.stress) set_stress_environment();  // before any OpenCL call
         Lab lab(decl, std::move(opt));
         const int rc = lab.opt.warm_up  ? run_warm_up(lab, body)

@@ -26,6 +26,7 @@ struct Options {
     std::string csv;          // --csv FILE ("-" for stdout)
     double timeout = 300;     // --timeout S: a run that takes longer is stopped (0: never)
     bool timeout_given = false;  // else the lab's default (kSpinTimeout where groups wait)
+    double build_timeout = protocol::kBuildSeconds;  // --build-timeout S: a build's seconds on a core
     bool describe = false;    // --describe: print the lab's declaration (declaration.hpp)
     std::string verdict;      // --verdict FILE: the machine-readable verdict (verdict.hpp)
     unsigned stress = 0;      // --stress N: N seeded delay schedules, one after another (stress.hpp)

@@ -27,7 +27,8 @@ constexpr double kMaxTimeout = 1e6;
 // alone at kClockLimit times timeout_s (a hang that sleeps, or a run starved that long). So a
 // run of many kernels takes as long as it needs, and one that waits for a core (a busy machine,
 // a container's share of one) is not a hang for the time it waited: the verdict is the
-// kernel's, not the machine's. A build is held to kBuildSeconds, or timeout_s when longer.
+// kernel's, not the machine's. A build is held to kBuildSeconds (a lab's --build-timeout), or
+// timeout_s when longer.
 constexpr double kClockLimit = 10;
 constexpr double kBuildSeconds = 60;
 bool is_hang(double wall_s, double ran_s, double timeout_s);
