@@ -188,6 +188,24 @@ TEST_CASE("lab10 on a CPU the OpenMP sweep is verified beside the measured shape
     }
 }
 
+// Timed as the peers are (the median of --trials runs), a wrong kernel is still wrong.
+TEST_CASE("lab10 timed against the peers, a wrong sweep is wrong and a right one verified") {
+    const std::string wrong =
+        test::mutated("10_laplace.cl", "u2[id] = u1[id];  // Dirichlet: the boundary is copied",
+                      "u2[id] = 0.0f;");
+    for (const std::string &dir : {wrong, test::source("solutions")}) {
+        CAPTURE(dir);
+        const auto r = run_lab(kLab, {"--kernels", dir, "--variant", "shapes,naive", "--grid",
+                                      "37x29", "--sweeps", "7", "--trials", "3"});
+        CAPTURE(r.out);
+        const bool right = dir != wrong;
+        CHECK(r.exit_code == (right ? 0 : 1));
+        CHECK(std::regex_search(r.out, std::regex("jacobiNaive \\(naive\\) .* verified")) == right);
+        CHECK(std::regex_search(r.out, std::regex("jacobiNaive \\(naive\\) .* WRONG")) == !right);
+    }
+    fs::remove_all(wrong);
+}
+
 TEST_CASE("lab10 the plot script draws the block shapes' CSV and the heat map, or says how to install gnuplot") {
     const auto dir = fs::temp_directory_path() / ("synclab-lab10-plot-" + std::to_string(getpid()));
     fs::create_directories(dir);

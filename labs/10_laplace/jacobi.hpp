@@ -2,7 +2,9 @@
 // multithreaded peer), and the kernels launched, timed and checked: one launch per sweep, or all
 // sweeps in one launch with a barrier between work-groups.
 #pragma once
+#include <algorithm>
 #include <array>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -77,8 +79,14 @@ public:
                    unsigned grace, const std::vector<float> &want, unsigned expect = 0);
     // The first buffer, holding the grid's start (what the copy probe copies).
     const cl::Buffer &loaded() { reset(); return a_; }
+    // From here on each run above is made `trials` times, as the peers' are: every one checked,
+    // the median time kept. A CPU's first run can begin before all its threads are awake.
+    void time_over(int trials) { trials_ = std::max(1, trials); }
 
 private:
+    Run median_of(const std::function<Run()> &once);
+    Run relaunch_once(cl::Kernel &k, Block b, unsigned sweeps, bool tiled,
+                      const std::vector<float> &want, unsigned rows, unsigned cols);
     Run persistent_once(cl::Kernel &k, Block b, unsigned sweeps, std::size_t launch, unsigned budget,
                         unsigned grace, const std::vector<float> &want, unsigned expect);
     void reset();
@@ -89,6 +97,7 @@ private:
     std::array<cl_uint, 4> ctl_start_{};  // what persistent_once() writes to ctl_, flags_ and
     std::vector<cl_uint> zeros_;          // seen_ before a launch, kept until the queue wrote them
     std::size_t flag_groups_ = 0;
+    int trials_ = 1;
 };
 
 // The host's multithreaded peer, timed: the median of `trials` runs of `sweeps` sweeps.
