@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "support.hpp"
+#include "10_laplace/jacobi.hpp"
 #include "synclab/bandwidth.hpp"
 
 namespace fs = std::filesystem;
@@ -188,7 +189,37 @@ TEST_CASE("lab10 on a CPU the OpenMP sweep is verified beside the measured shape
     }
 }
 
-// Timed as the peers are (the median of --trials runs), a wrong kernel is still wrong.
+// median_run: runs made one after another, as once() returns them.
+TEST_CASE("lab10 median_run checks every run, keeps the median time and the fewest groups, and returns the first wrong run") {
+    using synclab::Run;
+    auto runs = [](std::vector<Run> list) {
+        return [list, k = std::size_t(0)]() mutable { return list.at(k++); };
+    };
+    auto run = [](double ms, std::size_t parts, std::size_t wrong = 0, std::string note = "") {
+        Run r;
+        r.ms = ms;
+        r.parts = parts;
+        r.wrong = wrong;
+        r.stalled_before = std::move(note);
+        return r;
+    };
+    // Right runs: the median of 9, 1, 5 is 5; 2 groups took part in the second; its note kept.
+    Run r = synclab::median_run(3, runs({run(9, 4), run(1, 2, 0, "gave up"), run(5, 4)}));
+    CHECK(r.ok());
+    CHECK(r.ms == 5);
+    CHECK(r.parts == 2);
+    CHECK(r.stalled_before == "gave up");
+    // A wrong third run is the outcome, though the first two were right; nothing runs after it.
+    r = synclab::median_run(4, runs({run(9, 4), run(1, 4), run(5, 4, 7)}));
+    CHECK_FALSE(r.ok());
+    CHECK(r.wrong == 7);
+    CHECK(r.ms == 5);
+    // One trial: the run as it came.
+    r = synclab::median_run(1, runs({run(3, 4)}));
+    CHECK(r.ms == 3);
+}
+
+// In a lab run timed against the peers (the median of --trials runs), a wrong kernel is still wrong.
 TEST_CASE("lab10 timed against the peers, a wrong sweep is wrong and a right one verified") {
     const std::string wrong =
         test::mutated("10_laplace.cl", "u2[id] = u1[id];  // Dirichlet: the boundary is copied",

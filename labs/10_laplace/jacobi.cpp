@@ -140,24 +140,9 @@ static cl::NDRange rounded(std::size_t I, std::size_t J, Block b) {
     return cl::NDRange((I + b.x - 1) / b.x * b.x, (J + b.y - 1) / b.y * b.y);
 }
 
-// The first run that is wrong or gives up is the outcome; else the first run, with the median
-// time of all.
-Run Sweeper::median_of(const std::function<Run()> &once) {
-    Run r = once();
-    std::vector<double> ms{r.ms};
-    for (int t = 1; t < trials_ && r.ok(); ++t) {
-        Run next = once();
-        if (!next.ok()) return next;
-        if (r.stalled_before.empty()) r.stalled_before = next.stalled_before;
-        ms.push_back(next.ms);
-    }
-    r.ms = median(ms);
-    return r;
-}
-
 Run Sweeper::relaunch(cl::Kernel &k, Block b, unsigned sweeps, bool tiled,
                       const std::vector<float> &want, unsigned rows, unsigned cols) {
-    return median_of([&] { return relaunch_once(k, b, sweeps, tiled, want, rows, cols); });
+    return median_run(trials_, [&] { return relaunch_once(k, b, sweeps, tiled, want, rows, cols); });
 }
 
 Run Sweeper::relaunch_once(cl::Kernel &k, Block b, unsigned sweeps, bool tiled,
@@ -195,7 +180,7 @@ Run Sweeper::persistent(cl::Kernel &k, Block b, unsigned sweeps, std::size_t lau
                         unsigned budget, unsigned grace, const std::vector<float> &want,
                         unsigned expect) {
     // A give-up counts only when a second try gives up too (why: synclab/second_try.hpp).
-    return median_of([&] {
+    return median_run(trials_, [&] {
         return synclab::tried_twice(
             [&] { return persistent_once(k, b, sweeps, launch, budget, grace, want, expect); },
             [&](const Run &first) { return first.text(g_.I); });

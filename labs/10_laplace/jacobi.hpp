@@ -4,12 +4,12 @@
 #pragma once
 #include <algorithm>
 #include <array>
-#include <functional>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "synclab/lab.hpp"
+#include "synclab/timing.hpp"
 
 namespace synclab {
 
@@ -49,17 +49,37 @@ double max_diff(const std::vector<float> &a, const std::vector<float> &b);
 
 // One kernel run, timed and checked against the host's result.
 struct Run {
-    double ms = 0;              // events: first launch's start to last launch's end
+    double ms = 0;              // events: first launch's start to last launch's end (median_run:
+                                // the median of the runs')
     std::size_t wrong = 0, first = 0;
     float got = 0, want = 0;
     bool gave_up = false;       // persistent: a barrier's wait ran out of budget
     std::size_t groups = 0, parts = 0, arrived = 0;
     unsigned stuck = 0;
-    std::string stalled_before;  // persistent: the first try's give-up, when a second try ran
+    std::string stalled_before;  // persistent: a first try's give-up, when a second try ran
     std::vector<float> result;
     bool ok() const { return !gave_up && wrong == 0; }
     std::string text(std::size_t I) const;
 };
+
+// `trials` runs of once(), timed as the OpenMP sweep is: every run checked, and the first that is
+// not ok() is the outcome. Else the first run, with the median time of all, the fewest groups
+// any run had take part (parts), and the first second-try note any run left. A verified run's
+// grid is the host's bit for bit, so the first run's stands for every run's.
+template <class Once>
+Run median_run(int trials, Once once) {
+    Run r = once();
+    std::vector<double> ms{r.ms};
+    for (int t = 1; t < trials && r.ok(); ++t) {
+        Run next = once();
+        if (!next.ok()) return next;
+        ms.push_back(next.ms);
+        r.parts = std::min(r.parts, next.parts);
+        if (r.stalled_before.empty()) r.stalled_before = std::move(next.stalled_before);
+    }
+    r.ms = median(ms);
+    return r;
+}
 
 class Sweeper {
 public:
@@ -79,12 +99,11 @@ public:
                    unsigned grace, const std::vector<float> &want, unsigned expect = 0);
     // The first buffer, holding the grid's start (what the copy probe copies).
     const cl::Buffer &loaded() { reset(); return a_; }
-    // From here on each run above is made `trials` times, as the peers' are: every one checked,
-    // the median time kept. A CPU's first run can begin before all its threads are awake.
+    // From here on each run above is made `trials` times (median_run), as the OpenMP sweep is
+    // timed: a CPU's first run can begin before all its threads are awake.
     void time_over(int trials) { trials_ = std::max(1, trials); }
 
 private:
-    Run median_of(const std::function<Run()> &once);
     Run relaunch_once(cl::Kernel &k, Block b, unsigned sweeps, bool tiled,
                       const std::vector<float> &want, unsigned rows, unsigned cols);
     Run persistent_once(cl::Kernel &k, Block b, unsigned sweeps, std::size_t launch, unsigned budget,

@@ -52,7 +52,7 @@ static int run(Lab &lab) {
         const Probe p = measure_copy(lab.env, g.start, sw.loaded(), lab.trials_or(5));
         copy_gbps = p.verified ? p.gbps : 0;
         if (dev.is_cpu()) omp = time_openmp_sweeps(g, s.sweeps, lab.trials_or(5), want);
-        sw.time_over(lab.trials_or(5));  // the kernels timed as the peers are
+        sw.time_over(lab.trials_or(5));  // the kernels timed as the OpenMP sweep is
     }
     int width = 16;  // "kernel (variant)", or the longest "kernel (variant)" run here
     for (const auto &v : chosen)

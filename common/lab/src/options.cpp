@@ -49,7 +49,8 @@ cxxopts::Options make_parser(const std::string &program, const std::string &desc
                     "reaches); 0: no limit (default: 60 in the labs whose work-groups wait for one "
                     "another, 300 in the others and with --stress)", cxxopts::value<double>())
         ("build-timeout", "stop with exit 2, as a compile error, once a kernel file's build has "
-                          "run this many seconds on a core (default: 60, or --timeout when longer)",
+                          "run this many seconds on a core, or --timeout's when those are more "
+                          "(default: 60; --timeout 0 turns off both limits)",
          cxxopts::value<double>())
         ("stress", "shake the protocols between work-groups: run N schedules, each with delays "
                    "injected at the atomics and fences it picks (schedule k uses --seed S+k; the "

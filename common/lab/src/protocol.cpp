@@ -18,6 +18,7 @@
 namespace synclab::protocol {
 
 double batch_timeout(double timeout_s, std::size_t runs) {
+    // The grader never gives its children --build-timeout: their builds are held to kBuildSeconds.
     const double line = std::max(timeout_s, kBuildSeconds) * kClockLimit;
     return std::min(line * static_cast<double>(std::max<std::size_t>(runs, 1)) + 30, kMaxTimeout);
 }
