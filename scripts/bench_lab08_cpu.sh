@@ -4,7 +4,8 @@
 # the fastest host peer (median GB/s) and their ratio. A share above 100 % is flagged: it would
 # mean the bound is wrong.
 # Usage: scripts/bench_lab08_cpu.sh [--device D] [--kernels DIR=solutions] [--runs N=5]
-#        [--sizes "16777216 67108864"]   (from any folder, after a build)
+#        [--sizes "16777216 67108864"]   (from any folder, after a build; SYNCLAB_BIN=DIR
+#        takes the lab from another build's bin folder, as bench_peers.sh does)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 device=() kernels=$root/solutions runs=5 sizes="16777216 67108864"
@@ -18,8 +19,8 @@ while [ $# -gt 0 ]; do
   esac
 done
 case $runs in ''|*[!0-9]*|0) echo "bench_lab08_cpu: --runs takes a whole number from 1" >&2; exit 2 ;; esac
-exe=$root/build/bin/lab08_reduction_ladder
-[ -x "$exe" ] || { echo "bench_lab08_cpu: build first (bash scripts/setup.sh)" >&2; exit 2; }
+exe=${SYNCLAB_BIN:-$root/build/bin}/lab08_reduction_ladder
+[ -x "$exe" ] || { echo "bench_lab08_cpu: no $exe: build first (bash scripts/setup.sh), or point SYNCLAB_BIN at a bin folder" >&2; exit 2; }
 above=0
 printf '%-9s %3s %-13s %6s %5s %5s %5s %5s %5s %5s %5s %5s %6s %7s %-5s %6s %-13s %6s %6s\n' \
   n run bound GB/s v1 v2 v3 v4 v5 v6 v7 v8 OpenMP threads best GB/s "host peer" GB/s ratio

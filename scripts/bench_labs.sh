@@ -7,6 +7,7 @@
 #   (from any folder, after a build; labs are the labs/NN_topic folders with an executable)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+bin=${SYNCLAB_BIN:-$root/build/bin}  # another build's labs, as bench_peers.sh takes them
 device=() kernels=$root/solutions runs=3
 while [ $# -gt 0 ]; do
   case $1 in
@@ -17,13 +18,13 @@ while [ $# -gt 0 ]; do
   esac
 done
 case $runs in ''|*[!0-9]*|0) echo "bench_labs: --runs takes a whole number from 1" >&2; exit 2 ;; esac
-[ -d "$root/build/bin" ] || { echo "bench_labs: build first (bash scripts/setup.sh)" >&2; exit 2; }
+[ -d "$bin" ] || { echo "bench_labs: no $bin: build first (bash scripts/setup.sh), or point SYNCLAB_BIN at a bin folder" >&2; exit 2; }
 now() { date +%s.%N; }
 printf '%-26s %6s %9s %9s  %s\n' lab exit median_s max_s "default size (from the lab's first line)"
 slow=0
 for dir in "$root"/labs/[0-9][0-9]_*/; do
   id=$(basename "$dir")
-  exe=$root/build/bin/lab$id
+  exe=$bin/lab$id
   if [ ! -x "$exe" ]; then printf '%-26s %6s\n' "lab$id" "not built"; continue; fi
   "$exe" "${device[@]}" --kernels "$kernels" >/dev/null 2>&1 || true
   times=() rc=0 first=
