@@ -3,7 +3,7 @@
 # project and grades a submission inside each; exits 0 only when both gradings come out as
 # expected. Run as root on Debian 12 (apt-get install podman debootstrap); needs no registry.
 #
-#   scripts/check_images.sh [--worktree] [--base IMAGE] [--mirror URL] [--keep]
+#   scripts/check_images.sh [--worktree] [--base IMAGE] [--mirror URL] [--arch arm64] [--keep]
 #
 # 1. base: `debootstrap --variant=minbase bookworm` from the machine's apt mirror, imported as
 #    localhost/debian:12-synclab (--base IMAGE takes a Debian 12 image already there instead).
@@ -17,18 +17,23 @@
 # The checkout is a clone of the last commit (tracked, committed files only); --worktree takes the
 # files git tracks as they stand instead (uncommitted edits in, untracked files out). Every step
 # is bounded by timeout and prints its time; --keep keeps the temp folder (the logs).
+# --arch arm64 (Apple Silicon's): the same on a base of that architecture, run by qemu-user-static
+# (apt-get install qemu-user-static binfmt-support); steps 1-3 with every bound six times as long,
+# and in the dev container only `uname -m` and `clinfo -l` (step 4's full build with tests would
+# take hours under emulation; the grader image's build of step 2 is the same code without them).
 set -uo pipefail
 
 here=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
-worktree=0 base='' mirror='' keep=0
-usage="usage: scripts/check_images.sh [--worktree] [--base IMAGE] [--mirror URL] [--keep]"
+worktree=0 base='' mirror='' keep=0 arch=''
+usage="usage: scripts/check_images.sh [--worktree] [--base IMAGE] [--mirror URL] [--arch arm64] [--keep]"
 while [ $# -gt 0 ]; do
   case $1 in
     --worktree) worktree=1 ;;
     --base) base=${2:?$usage}; shift ;;
     --mirror) mirror=${2:?$usage}; shift ;;
+    --arch) arch=${2:?$usage}; shift ;;
     --keep) keep=1 ;;
-    -h | --help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "check_images: unknown argument '$1': $usage" >&2; exit 2 ;;
   esac
   shift
@@ -42,6 +47,20 @@ for tool in git tar timeout; do
 done
 [ -n "$base" ] || command -v debootstrap >/dev/null ||
   die "debootstrap is missing: apt-get install podman debootstrap (or --base IMAGE)" 2
+# Another architecture: its binaries run through qemu, registered with binfmt_misc (F: the
+# interpreter is opened once, so it works inside a chroot and a container).
+host_arch=$(dpkg --print-architecture 2>/dev/null || echo amd64)
+arch=${arch:-$host_arch}
+case $arch in amd64 | arm64) ;; *) die "--arch $arch: amd64 or arm64" 2 ;; esac
+slow=1 tag=check base_tag=12-synclab platform=()
+if [ "$arch" != "$host_arch" ]; then
+  qemu=qemu-$( [ "$arch" = arm64 ] && echo aarch64 || echo x86_64)
+  [ -e /proc/sys/fs/binfmt_misc/register ] ||
+    mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc 2>/dev/null
+  grep -qx enabled "/proc/sys/fs/binfmt_misc/$qemu" 2>/dev/null ||
+    die "$arch binaries cannot run here ($qemu is not registered with binfmt_misc): apt-get install qemu-user-static binfmt-support" 2
+  slow=6 tag=check-$arch base_tag=12-synclab-$arch platform=(--platform "linux/$arch")
+fi
 
 work=$(mktemp -d /var/tmp/check_images.XXXXXX) || die "mktemp failed" 2
 [ "$keep" -eq 0 ] || echo "check_images: keeping $work"
@@ -54,9 +73,9 @@ cleanup() {
 trap cleanup EXIT
 
 # step NAME LIMIT CMD...: runs CMD with its output in $work/NAME.log, bounded by LIMIT seconds;
-# prints the time, and on failure the log's end.
+# prints the time, and on failure the log's end. Under emulation LIMIT is $slow times as long.
 step() {
-  local name=$1 limit=$2 start rc
+  local name=$1 limit=$(($2 * slow)) start rc
   shift 2
   start=$SECONDS
   timeout -k 10 "$limit" "$@" >"$work/$name.log" 2>&1
@@ -92,13 +111,19 @@ apt_mirror() {
 }
 
 if [ -z "$base" ]; then
-  base=localhost/debian:12-synclab
+  base=localhost/debian:$base_tag
   mirror=${mirror:-$(apt_mirror bookworm)}
   mirror=${mirror:-http://deb.debian.org/debian}
   security=$(apt_mirror bookworm-security)
   security=${security:-http://deb.debian.org/debian-security}
   echo "check_images: base $base from $mirror"
-  step debootstrap 900 debootstrap --variant=minbase bookworm "$work/rootfs" "$mirror" || exit 1
+  if [ "$arch" = "$host_arch" ]; then
+    step debootstrap 900 debootstrap --variant=minbase bookworm "$work/rootfs" "$mirror" || exit 1
+  else  # unpacked here, configured by its own binaries under qemu
+    step debootstrap 900 debootstrap --arch="$arch" --foreign --variant=minbase bookworm \
+      "$work/rootfs" "$mirror" || exit 1
+    step second-stage 900 chroot "$work/rootfs" /debootstrap/debootstrap --second-stage || exit 1
+  fi
   # As Debian's own image: updates and security beside the release, no package lists kept.
   printf 'deb %s bookworm main\ndeb %s bookworm-updates main\ndeb %s bookworm-security main\n' \
     "$mirror" "$mirror" "$security" >"$work/rootfs/etc/apt/sources.list"
@@ -106,7 +131,8 @@ if [ -z "$base" ]; then
     "$work/rootfs/var/cache/apt/archives/"*.deb
   # shellcheck disable=SC2016  # expanded by the inner bash
   step import 300 bash -c 'tar -C "$1" --numeric-owner -c . |
-    podman import --change "CMD [\"/bin/bash\"]" - "$2"' _ "$work/rootfs" "$base" || exit 1
+    podman import --arch "$3" --change "CMD [\"/bin/bash\"]" - "$2"' _ "$work/rootfs" "$base" "$arch" ||
+    exit 1
   rm -rf "$work/rootfs"
 fi
 
@@ -125,7 +151,7 @@ for try in "" "limits" "runc" "runc limits"; do
   opts=()
   case $try in *runc*) command -v runc >/dev/null || continue; opts+=(--runtime runc) ;; esac
   case $try in *limits*) opts+=("${limits[@]}") ;; esac
-  if timeout 60 podman run --rm --label "$label" ${opts[@]+"${opts[@]}"} "$base" true \
+  if timeout $((60 * slow)) podman run --rm --label "$label" ${opts[@]+"${opts[@]}"} "$base" true \
        >"$work/probe.log" 2>&1; then
     engine=ok; break
   fi
@@ -140,9 +166,9 @@ echo "check_images: podman runs containers with: ${opts[*]:-its defaults}"
 # --init: a process 1 ignores the SIGTERM that timeout forwards; catatonit passes it on.
 run=(podman run --rm --init --label "$label" ${opts[@]+"${opts[@]}"})
 
-build=(podman build ${opts[@]+"${opts[@]}"} --build-arg "BASE=$base"
+build=(podman build ${opts[@]+"${opts[@]}"} ${platform[@]+"${platform[@]}"} --build-arg "BASE=$base"
        -f "$src/classroom/prairielearn/Dockerfile")
-grader=localhost/synclab-grader:check dev=localhost/synclab-dev:check
+grader=localhost/synclab-grader:$tag dev=localhost/synclab-dev:$tag
 step build-dev 1800 "${build[@]}" --target base -t "$dev" "$src" || exit 1
 step build-grader 1800 "${build[@]}" --target grader -t "$grader" "$src" || exit 1
 
@@ -170,6 +196,13 @@ step check-pl 120 "${run[@]}" --network none --entrypoint bash \
     done' || exit 1
 
 # The dev container: the README's first command on the checkout, a test subset, one lab graded.
+# Under emulation: the architecture it runs and the OpenCL device it offers.
+if [ "$arch" != "$host_arch" ]; then
+  step dev-clinfo 60 "${run[@]}" "$dev" bash -c 'uname -m && clinfo -l' || exit 1
+  sed 's/^/  | /' "$work/dev-clinfo.log"
+  echo "check_images: both images built for $arch, graded inside the grader's ($grader, $dev; base $base) in $SECONDS s"
+  exit 0
+fi
 step dev-setup 2400 "${run[@]}" -v "$src:/workspace" -w /workspace "$dev" \
   bash scripts/setup.sh || exit 1
 # shellcheck disable=SC2016  # expanded in the container
