@@ -169,8 +169,11 @@ run=(podman run --rm --init --label "$label" ${opts[@]+"${opts[@]}"})
 build=(podman build ${opts[@]+"${opts[@]}"} ${platform[@]+"${platform[@]}"} --build-arg "BASE=$base"
        -f "$src/classroom/prairielearn/Dockerfile")
 grader=localhost/synclab-grader:$tag dev=localhost/synclab-dev:$tag
+# A build stopped by a signal has ended with status 0 and no image (2026-11-29): each must be there.
 step build-dev 1800 "${build[@]}" --target base -t "$dev" "$src" || exit 1
+podman image exists "$dev" || die "build-dev exited 0 but made no $dev: run it again (--keep keeps its log)"
 step build-grader 1800 "${build[@]}" --target grader -t "$grader" "$src" || exit 1
+podman image exists "$grader" || die "build-grader exited 0 but made no $grader: run it again (--keep keeps its log)"
 
 # PrairieLearn's way: the job folder at /grade, the student's files in student/, no network.
 job=$work/job
