@@ -7,9 +7,10 @@
 #                              [synclab-grade options...]
 #   e.g. classroom/make_workflow.sh --image ghcr.io/my-course/synclab-grader --labs 07,09 --points 09=3
 #
-# --image IMAGE (the default, IMAGE YOUR-DOCKER-HUB-NAME/synclab-grader): the job runs in the
+# --image IMAGE (the default, IMAGE ghcr.io/YOUR-GITHUB-NAME/synclab-grader): the job runs in the
 #   grader image built from classroom/prairielearn/Dockerfile, which holds the built grader
-#   (/synclab/build): nothing is installed or built on a push.
+#   (/synclab/build): nothing is installed or built on a push. The workflow
+#   .github/workflows/grader-image.yml of the instructor's copy of synclab builds and pushes it.
 # --build: the job installs the packages and builds the grader from SYNCLAB_REPO on every push
 #   (about 8 minutes), for a course with no image registry.
 # --grader: the synclab-grade that lists the labs (default: this checkout's build/).
@@ -19,7 +20,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
 grader=$here/../build/bin/synclab-grade
-image=YOUR-DOCKER-HUB-NAME/synclab-grader
+image=ghcr.io/YOUR-GITHUB-NAME/synclab-grader
 mode=image out=
 while [ $# -gt 0 ]; do
   case $1 in
@@ -77,7 +78,8 @@ EOF
   if [ "$mode" = image ]; then
     cat <<EOF
 # The job runs in the grader image, built from the instructor's copy of synclab with
-# classroom/prairielearn/Dockerfile and pushed as
+# classroom/prairielearn/Dockerfile and pushed (by that copy's .github/workflows/grader-image.yml)
+# as
 #   $image
 # so nothing is installed or built on a push.
 EOF
@@ -90,9 +92,9 @@ EOF
   cat <<'EOF'
 name: Autograding Tests
 'on':
-  - push
-  - workflow_dispatch
-  - repository_dispatch
+  push: {}
+  workflow_dispatch: {}
+  repository_dispatch: {}
 permissions:
   checks: write
   actions: read

@@ -4,6 +4,7 @@
 # expected. Run as root on Debian 12 (apt-get install podman debootstrap); needs no registry.
 #
 #   scripts/check_images.sh [--worktree] [--base IMAGE] [--mirror URL] [--arch arm64] [--keep]
+#   scripts/check_images.sh --base-only [--mirror URL] [--arch arm64]     (step 1 alone)
 #
 # 1. base: `debootstrap --variant=minbase bookworm` from the machine's apt mirror, imported as
 #    localhost/debian:12-synclab (--base IMAGE takes a Debian 12 image already there instead).
@@ -21,11 +22,12 @@
 # (apt-get install qemu-user-static binfmt-support); steps 1-3 with every bound six times as long,
 # and in the dev container only `uname -m` and `clinfo -l` (step 4's full build with tests would
 # take hours under emulation; the grader image's build of step 2 is the same code without them).
+# --base-only makes the base of step 1 and stops (scripts/publish_image.sh pushes it to a registry).
 set -uo pipefail
 
 here=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
-worktree=0 base='' mirror='' keep=0 arch=''
-usage="usage: scripts/check_images.sh [--worktree] [--base IMAGE] [--mirror URL] [--arch arm64] [--keep]"
+worktree=0 base='' mirror='' keep=0 arch='' base_only=0
+usage="usage: scripts/check_images.sh [--worktree] [--base IMAGE] [--mirror URL] [--arch arm64] [--keep] [--base-only]"
 while [ $# -gt 0 ]; do
   case $1 in
     --worktree) worktree=1 ;;
@@ -33,11 +35,13 @@ while [ $# -gt 0 ]; do
     --mirror) mirror=${2:?$usage}; shift ;;
     --arch) arch=${2:?$usage}; shift ;;
     --keep) keep=1 ;;
-    -h | --help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --base-only) base_only=1 ;;
+    -h | --help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "check_images: unknown argument '$1': $usage" >&2; exit 2 ;;
   esac
   shift
 done
+[ "$base_only" -eq 0 ] || [ -z "$base" ] || { echo "check_images: --base-only makes the base: not with --base" >&2; exit 2; }
 
 die() { echo "check_images: $1" >&2; exit "${2:-1}"; }
 [ "$(id -u)" -eq 0 ] || die "run as root (debootstrap and rootful podman): sudo $0" 2
@@ -91,9 +95,10 @@ step() {
   return 1
 }
 
-# The checkout.
+# The checkout (none for the base alone).
 src=$work/src
-if [ "$worktree" -eq 1 ]; then
+if [ "$base_only" -eq 1 ]; then :
+elif [ "$worktree" -eq 1 ]; then
   mkdir -p "$src" || die "mkdir $src failed" 2
   (cd "$here" && git ls-files -z | tar --null -T - -c | tar -x -C "$src") ||
     die "could not copy the tracked files of $here" 2
@@ -135,6 +140,7 @@ if [ -z "$base" ]; then
     exit 1
   rm -rf "$work/rootfs"
 fi
+[ "$base_only" -eq 0 ] || { echo "check_images: base $base made in $SECONDS s"; exit 0; }
 
 # How podman runs a container here. Some VMs refuse what its defaults ask: crun 1.8 does not run
 # on a hybrid cgroup v1/v2 host (runc does), and without CAP_SYS_RESOURCE the open-files and

@@ -621,6 +621,40 @@ TEST_CASE("the GitHub Classroom workflows are generated from the labs' declarati
     }
 }
 
+TEST_CASE("scripts/publish_image.sh refuses, before any build, a name the registry would refuse") {
+    // A registry refuses upper case and a name given its tag only after the whole build and
+    // grading (half an hour); the script says so at once. --dry-run stops before building.
+    synclab::ProcessLimits limits;
+    limits.timeout_s = 60;
+    auto publish = [&](std::vector<std::string> args) {
+        args.insert(args.begin(), {test::source("scripts/publish_image.sh"), "--dry-run"});
+        return synclab::run_process(args, {}, limits);
+    };
+    for (const auto &[args, says] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+             {{"ghcr.io/My-Course/synclab-grader"}, "is not an image name (lower case"},
+             {{"ghcr.io/my-course/synclab-grader:v1"}, "has a tag: give the name alone"},
+             {{}, "name the image to push"},
+             {{"--base", "debian 12", "ghcr.io/my-course/synclab-grader"}, "--base 'debian 12' is not an image name"},
+             {{"--local-registry", "ghcr.io/my-course/synclab-grader"}, "--local-registry takes no NAME"},
+             {{"--push"}, "unknown option '--push'"}}) {
+        const auto r = publish(args);
+        CAPTURE(r.err);
+        CHECK(r.exit_code == 2);
+        CHECK(test::line_count(r.err) == 1);
+        CHECK(contains(r.err, says));
+    }
+    // Its twins: the names a registry takes go on (here to the dry run's one line).
+    for (const auto &args : std::vector<std::vector<std::string>>{
+             {"ghcr.io/my-course/synclab-grader"},
+             {"--base", "docker.io/library/debian:12@sha256:0123abcd", "127.0.0.1:5000/synclab-grader"},
+             {"--local-registry"}}) {
+        const auto r = publish(args);
+        CAPTURE(r.err);
+        CHECK(r.exit_code == 0);
+        CHECK(contains(r.out, "would build on the base pinned by digest"));
+    }
+}
+
 TEST_CASE("GitHub Classroom: each lab's step, run as written, scores 3 of 10 for 3 labs right") {
     TempDir dir;
     const std::set<std::string> right = three_of_ten(dir.path / "submission", false);
