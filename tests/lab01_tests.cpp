@@ -147,9 +147,11 @@ TEST_CASE("--timeout counts the time on a core since the last kernel launched: s
     CHECK(is_hang(50, 10, 10));
     CHECK(is_hang(10 * synclab::protocol::kClockLimit, 0, 10));  // a hang that sleeps
     // A right run stopped (SIGSTOP) for longer than its timeout: its clock ran, its cores did not.
+    // The timeout is well above what its longest kernel sequence (the copy probe's) takes on a
+    // core of a slow, loaded machine: at 3 s that probe was stopped there once.
     const std::string script =
-        "\"$0\" --kernels \"$1\" --variant v7 -n 16777216 --trials 5 --timeout 3 & p=$!; "
-        "sleep 0.3; kill -STOP $p || exit 9; sleep 4; kill -CONT $p; wait $p";
+        "\"$0\" --kernels \"$1\" --variant v7 -n 16777216 --trials 5 --timeout 8 & p=$!; "
+        "sleep 0.3; kill -STOP $p || exit 9; sleep 10; kill -CONT $p; wait $p";
     synclab::ProcessLimits limits;
     limits.timeout_s = 120;
     const auto starved = synclab::run_process(

@@ -40,14 +40,17 @@ void watch_parent() {
     struct stat st {};
     if (fd < 3 || fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode)) return;  // only the grader's pipe
     if (fcntl(fd, F_SETFD, FD_CLOEXEC) != 0) return;  // not for what the lab runs
-    std::thread([fd] {
+    // Its line goes to the stderr the run began with: a build runs with stderr quieted, and the
+    // grader may go while one builds.
+    const int err = fcntl(2, F_DUPFD_CLOEXEC, 3);
+    std::thread([fd, err] {
         char c;
         for (;;) {
             const ssize_t got = read(fd, &c, 1);
             if (got == 0 || (got < 0 && errno != EINTR)) break;
         }
         static const char message[] = "stopped: the grader that started this run is gone\n";
-        (void)!write(2, message, sizeof message - 1);
+        (void)!write(err >= 0 ? err : 2, message, sizeof message - 1);
         _exit(kUsage);
     }).detach();
 }
