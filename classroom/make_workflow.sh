@@ -70,7 +70,7 @@ emit_head() {
 # GitHub Classroom: grades a student's repository with synclab-grade on every push. Written by
 # classroom/make_workflow.sh from the labs' declarations: make it again rather than edit it.
 # Copy it to .github/workflows/classroom.yml in the assignment's template repository (a copy of
-# synclab less what classroom/left_out lists, the solutions and the tests, whose kernels/ the
+# synclab less what classroom/left_out lists, the solutions, the tests and .github, whose kernels/ the
 # students fill in). Each lab is one step with its own max-score: the lab's points when
 # synclab-grade passes it (exit 0), none otherwise; the reporter adds them up. Each step's
 # gradebook and JUnit report are kept as the run's artifact.
