@@ -287,6 +287,43 @@ TEST_CASE("a batch runs its lines in one process, each with its own verdict, unt
     }
 }
 
+TEST_CASE("a lab run loads only the drivers its device needs; a later line that needs another is refused") {
+    TempDir dir;
+    auto line = [&](int k, const std::string &device) {
+        return "--kernels\t" + test::source("solutions") + "\t--verdict\t" + (dir / ("v" + std::to_string(k))) +
+               "\t--variant\tsync\t--wg\t16" + (device.empty() ? "" : "\t--device\t" + device) + "\n";
+    };
+    auto kind_of = [&](int k) {
+        std::ifstream in(dir / ("v" + std::to_string(k)));
+        std::stringstream text;
+        text << in.rdbuf();
+        return parse_verdict(text.str()).kind;
+    };
+    // The default device, then POCL by name: the same drivers, both run.
+    std::ofstream(dir / "same") << line(1, "") << line(2, "pocl");
+    const auto same = test::run_batch("lab01_workgroup_reduce", dir / "same");
+    CAPTURE(same.err);
+    CHECK(same.exit_code == 0);
+    CHECK(kind_of(1) == "verified");
+    CHECK(kind_of(2) == "verified");
+    if (!test::have_oclgrind()) return;
+    // POCL's run loaded no Oclgrind, and the loader reads its drivers once: refused in one line.
+    std::ofstream(dir / "mixed") << line(3, "") << line(4, "oclgrind");
+    const auto mixed = test::run_batch("lab01_workgroup_reduce", dir / "mixed");
+    CHECK(mixed.exit_code == 2);
+    CHECK(kind_of(3) == "verified");
+    CHECK(kind_of(4) == "usage");
+    CHECK(contains(mixed.err, "loaded its OpenCL drivers without Oclgrind for its first run"));
+    CHECK(contains(mixed.err, "run --device 'oclgrind' in a process of its own"));
+    // Its twin: Oclgrind first, alone in its process, runs; and a lab lists every driver still.
+    std::ofstream(dir / "og") << line(5, "oclgrind");
+    CHECK(test::run_batch("lab01_workgroup_reduce", dir / "og").exit_code == 0);
+    CHECK(kind_of(5) == "verified");
+    const auto listed = test::run_lab("lab01_workgroup_reduce", {"--list-devices"});
+    CHECK(contains(listed.out, "Oclgrind"));
+    CHECK(contains(listed.out, "Portable Computing Language"));
+}
+
 TEST_CASE("a grading draws one member of the drawn race checks: the same for the same kernel, each for some") {
     Declaration d{.dir = "42_some_topic",
                   .race_checks = {{"--wg", "64"}},

@@ -364,6 +364,7 @@ int run_once(int argc, char **argv, const Declaration &decl, const std::function
 int run_lab(int argc, char **argv, const Declaration &decl, const std::function<int(Lab &)> &body) {
     watch_parent();
     threads_given();  // read before any line of this process sets it
+    load_drivers_on_demand();  // a run opens one device: no driver it does not use starts up
     return run_once(argc, argv, decl, body);
 }
 

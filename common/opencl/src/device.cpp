@@ -78,7 +78,9 @@ std::string make_private_folder() {
 }
 }  // namespace
 
-void register_oclgrind_icd() {
+// With `alone`, the folder holds Oclgrind's file only: a process that asks for Oclgrind by name
+// loads no other driver (POCL's start-up is most of a small Oclgrind run's).
+static void register_icds(bool alone) {
     static bool done = false;
     if (done) return;
     done = true;
@@ -106,6 +108,7 @@ void register_oclgrind_icd() {
             libraries += (libraries.empty() ? "" : ":") + text;
     };
     for (const auto &e : fs::directory_iterator(system_dir, ec)) {
+        if (alone) break;
         if (e.path().extension() != ".icd" || e.path().filename() == kOclgrindIcd) continue;
         std::ifstream in(e.path());
         std::string text((std::istreambuf_iterator<char>(in)), {});
@@ -120,6 +123,8 @@ void register_oclgrind_icd() {
         icd_files_ours = true;
     }
 }
+
+void register_oclgrind_icd() { register_icds(false); }
 
 // The loader reads the folder once, at the first platform query: then it goes, and child
 // processes make their own.
@@ -150,8 +155,51 @@ static bool has_subgroups(const cl::Device &d) {
     return false;
 }
 
-std::vector<DeviceInfo> all_devices() {
-    register_oclgrind_icd();
+namespace {
+// Which drivers the ICD loader was given. It reads them at a process's first platform query and
+// never again: every later query sees that set.
+enum class Drivers { None, All, NoOclgrind, OclgrindAlone };
+Drivers loaded = Drivers::None;
+bool on_demand = false;  // load_drivers_on_demand()
+
+const char *drivers_name(Drivers d) {
+    return d == Drivers::NoOclgrind ? "without Oclgrind" : "with Oclgrind alone";
+}
+
+// Whether the system's driver folder names POCL's driver (Debian's pocl.icd).
+bool system_has_pocl() {
+    const char *vp = std::getenv("OPENCL_VENDOR_PATH");
+    std::error_code ec;
+    for (const auto &e : fs::directory_iterator(vp && *vp ? vp : "/etc/OpenCL/vendors", ec))
+        if (e.path().extension() == ".icd" &&
+            lower(e.path().filename().string()).find("pocl") != std::string::npos)
+            return true;
+    return false;
+}
+
+// The drivers a run's usual devices need, no more: POCL by default or by name loads no Oclgrind,
+// and Oclgrind by name no other driver. Oclgrind calls itself "Oclgrind", "Oclgrind Simulator",
+// "University of Bristol" and "OpenCL 1.2 (Oclgrind V)": "pocl" is in none of them, so leaving
+// it out changes no match. Indices (P:D) and every other name see every driver.
+Drivers drivers_for(const std::string &spec) {
+    const std::string want = lower(spec);
+    if (want == "oclgrind") return Drivers::OclgrindAlone;
+    // With no POCL the default device may be another driver's, or Oclgrind itself.
+    if ((want.empty() || want == "pocl") && system_has_pocl()) return Drivers::NoOclgrind;
+    return Drivers::All;
+}
+
+std::vector<DeviceInfo> devices_of(Drivers want, const std::string &asked) {
+    if (loaded == Drivers::None) {
+        loaded = want;
+        if (want == Drivers::All) register_icds(false);
+        else if (want == Drivers::OclgrindAlone) register_icds(true);
+        // NoOclgrind: the system's folder as it is.
+    } else if (loaded != Drivers::All && loaded != want) {
+        throw UsageError("this process loaded its OpenCL drivers " + std::string(drivers_name(loaded)) +
+                         " for its first run, and the ICD loader reads them once: run " + asked +
+                         " in a process of its own");
+    }
     std::vector<cl::Platform> platforms;
     try {
         cl::Platform::get(&platforms);
@@ -195,6 +243,10 @@ std::vector<DeviceInfo> all_devices() {
                          "pocl-opencl-icd) or a GPU's OpenCL driver");
     return out;
 }
+}  // namespace
+
+std::vector<DeviceInfo> all_devices() { return devices_of(Drivers::All, "a list of every device"); }
+void load_drivers_on_demand() { on_demand = true; }
 
 void list_devices(std::ostream &os) {
     const auto devs = all_devices();
@@ -216,7 +268,8 @@ DeviceInfo select_device(const std::string &spec_in) {
         const char *env = std::getenv("SYNCLAB_DEVICE");
         if (env) spec = env;
     }
-    const auto devs = all_devices();
+    const auto devs = devices_of(on_demand ? drivers_for(spec) : Drivers::All,
+                                 "--device '" + spec + "'");
     if (spec.empty()) {
         for (const auto &d : devs)
             if (d.is_pocl() && d.is_cpu()) return d;

@@ -37,6 +37,11 @@ struct DeviceInfo {
 void register_oclgrind_icd();
 
 std::vector<DeviceInfo> all_devices();
+// For a process that opens one device (a lab's run): from now on, select_device's first call
+// loads only the drivers its SPEC needs: POCL's CPU (SPEC empty or "pocl") no Oclgrind, "oclgrind"
+// no other driver. The ICD loader reads its drivers once, so a later call in this process for a
+// device outside that set throws UsageError; every other SPEC, and all_devices(), load them all.
+void load_drivers_on_demand();
 // Whether `ctx` is one that Envs share (see Env::context).
 bool is_shared_context(const cl::Context &ctx);
 void list_devices(std::ostream &os);
