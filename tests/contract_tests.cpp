@@ -287,7 +287,7 @@ TEST_CASE("a batch runs its lines in one process, each with its own verdict, unt
     }
 }
 
-TEST_CASE("a lab run loads only the drivers its device needs; a later line that needs another is refused") {
+TEST_CASE("a lab run loads only the drivers its device needs, and a later line that needs another is refused") {
     TempDir dir;
     auto line = [&](int k, const std::string &device) {
         return "--kernels\t" + test::source("solutions") + "\t--verdict\t" + (dir / ("v" + std::to_string(k))) +
