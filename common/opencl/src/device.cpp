@@ -107,8 +107,7 @@ static void register_icds(bool alone) {
         if (!text.empty() && text.find(':') == std::string::npos)
             libraries += (libraries.empty() ? "" : ":") + text;
     };
-    for (const auto &e : fs::directory_iterator(system_dir, ec)) {
-        if (alone) break;
+    for (const auto &e : fs::directory_iterator(alone ? fs::path() : system_dir, ec)) {
         if (e.path().extension() != ".icd" || e.path().filename() == kOclgrindIcd) continue;
         std::ifstream in(e.path());
         std::string text((std::istreambuf_iterator<char>(in)), {});
@@ -123,8 +122,6 @@ static void register_icds(bool alone) {
         icd_files_ours = true;
     }
 }
-
-void register_oclgrind_icd() { register_icds(false); }
 
 // The loader reads the folder once, at the first platform query: then it goes, and child
 // processes make their own.

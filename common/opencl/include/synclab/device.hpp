@@ -30,12 +30,9 @@ struct DeviceInfo {
     bool is_cpu() const;
 };
 
-// Makes Oclgrind visible to the ICD loader beside the system's platforms, with no system
-// file: a folder private to this process (fresh name, mode 0700) that all_devices() removes once
-// the loader has read it (or at exit). Call before the first OpenCL call; all_devices() does.
-// Harmless when Oclgrind is not installed; does nothing when OCL_ICD_VENDORS is set.
-void register_oclgrind_icd();
-
+// Every device of every driver, Oclgrind's too (made visible to the ICD loader with no system
+// file: a folder private to this process, fresh name and mode 0700, removed once the loader has
+// read it; nothing is added when OCL_ICD_VENDORS is set).
 std::vector<DeviceInfo> all_devices();
 // For a process that opens one device (a lab's run): from now on, select_device's first call
 // loads only the drivers its SPEC needs: POCL's CPU (SPEC empty or "pocl") no Oclgrind, "oclgrind"
