@@ -10,6 +10,7 @@ namespace fs = std::filesystem;
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -235,6 +236,32 @@ TEST_CASE("the lab turns Oclgrind's checks on itself, and the caller's own setti
     r = run_with_verdict(kLab, args, {{"OCLGRIND_UNIFORM_WRITES", "0"}});
     CHECK(r.process.exit_code == 0);
     CHECK(r.verdict.findings.empty());
+}
+
+TEST_CASE("--oclgrind-off turns off the checks it names for that run, and refuses a check it does not know") {
+    if (!test::have_oclgrind()) return;
+    // Work-item 0 leaves its product unstored: the tree reads it uninitialised.
+    const std::string dir = test::mutated("01_workgroup_reduce.cl", "    scratch[id] = a[i] * b[i];\n"
+                                          "    // ---- your code ----\n    // Every product",
+                                          "    if (id) scratch[id] = a[i] * b[i];\n"
+                                          "    // ---- your code ----\n    // Every product");
+    auto kinds = [&](std::vector<std::string> more) {
+        std::vector<std::string> args{"--device", "oclgrind", "--kernels", dir, "--variant", "sync",
+                                      "--wg", "64"};
+        args.insert(args.end(), more.begin(), more.end());
+        const auto r = run_with_verdict(kLab, args);
+        CAPTURE(r.process.out);
+        CHECK(r.process.exit_code == 1);  // a wrong answer either way
+        std::set<std::string> k;
+        for (const auto &f : r.verdict.findings) k.insert(f.kind);
+        return k;
+    };
+    CHECK(kinds({}).count("uninitialized") == 1);
+    CHECK(kinds({"--oclgrind-off", "uninitialized"}).count("uninitialized") == 0);
+    CHECK(kinds({"--oclgrind-off", "data-races,uninitialized"}).empty());
+    fs::remove_all(dir);
+    test::check_usage_error(kLab, {"--device", "oclgrind", "--oclgrind-off", "uninitialized,races"},
+                            "--oclgrind-off 'races' is none of Oclgrind's checks");
 }
 
 TEST_CASE("a log the caller names with OCLGRIND_LOG is read and kept, a FIFO there is refused") {

@@ -18,8 +18,15 @@ namespace synclab {
 
 bool is_power_of_two(std::size_t x) { return x && !(x & (x - 1)); }
 
+// The lab's own (a check that cannot run its kernels) and the command's (--oclgrind-off).
+static std::vector<std::string> oclgrind_checks_off(const Declaration &d, const Options &o) {
+    std::vector<std::string> off = d.oclgrind_off;
+    off.insert(off.end(), o.oclgrind_off.begin(), o.oclgrind_off.end());
+    return off;
+}
+
 Lab::Lab(const Declaration &d, Options o)
-    : decl(d), opt(std::move(o)), env(select_device(opt.device), decl.oclgrind_off, decl.oclgrind_groups > 0),
+    : decl(d), opt(std::move(o)), env(select_device(opt.device), oclgrind_checks_off(decl, opt), decl.oclgrind_groups > 0),
       seed(effective_seed(opt)) {
     // Oclgrind counts its reports per process and stops reporting at its cap, so a second
     // Oclgrind run in one process (--batch) could miss its own races.

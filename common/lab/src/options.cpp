@@ -38,6 +38,9 @@ cxxopts::Options make_parser(const std::string &program, const std::string &desc
                              "(OCLGRIND_NUM_THREADS; default: as the environment says, else the "
                              "lab's own: 4 where work-groups wait for one another)",
          cxxopts::value<unsigned>()->default_value("0"))
+        ("oclgrind-off", "on Oclgrind: turn off these of its checks (uninitialized, data-races; "
+                         "comma-separated) besides those the lab turns off itself",
+         cxxopts::value<std::string>()->default_value(""))
         ("exact", "grading inputs: whole numbers 1 to 3 (products 1 to 9), so every partial sum is "
                   "exact in float in any order; each work-group's sum and the total must then match "
                   "the host's exactly, and a dropped element always shows (labs that add numbers)")
@@ -96,6 +99,17 @@ bool parse(cxxopts::Options &parser, int argc, char **argv, Options &o) {
     if (o.oclgrind_threads > 64)
         throw UsageError("--oclgrind-threads " + std::to_string(o.oclgrind_threads) +
                          " is too many: use 1 to 64 (0: as the environment says)");
+    for (std::size_t at = 0; !r["oclgrind-off"].as<std::string>().empty();) {
+        const std::string &list = r["oclgrind-off"].as<std::string>();
+        const std::size_t comma = list.find(',', at);
+        const std::string check = list.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+        if (check != "uninitialized" && check != "data-races")
+            throw UsageError("--oclgrind-off '" + check + "' is none of Oclgrind's checks: give "
+                             "uninitialized or data-races, comma-separated");
+        o.oclgrind_off.push_back(check);
+        if (comma == std::string::npos) break;
+        at = comma + 1;
+    }
     o.exact = r.count("exact") > 0;
     o.variant = r["variant"].as<std::string>();
     o.csv = r["csv"].as<std::string>();

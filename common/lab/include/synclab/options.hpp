@@ -21,6 +21,7 @@ struct Options {
     std::uint64_t seed = 0;   // --seed; 0: fresh every run
     std::uint64_t schedule = 1;  // --schedule: hbcheck's seed on Oclgrind (SYNCLAB_SCHEDULE); 0: off
     unsigned oclgrind_threads = 0;  // --oclgrind-threads: groups Oclgrind runs at once; 0: as set
+    std::vector<std::string> oclgrind_off;  // --oclgrind-off: Oclgrind checks off besides the lab's
     bool exact = false;       // --exact: whole-number inputs, sums compared exactly (reference.hpp)
     std::string variant;      // --variant; the lab lists its own
     std::string csv;          // --csv FILE ("-" for stdout)
