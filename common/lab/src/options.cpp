@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <random>
+#include <sstream>
 
 #include "synclab/errors.hpp"
 #include "synclab/verdict.hpp"
@@ -99,16 +100,12 @@ bool parse(cxxopts::Options &parser, int argc, char **argv, Options &o) {
     if (o.oclgrind_threads > 64)
         throw UsageError("--oclgrind-threads " + std::to_string(o.oclgrind_threads) +
                          " is too many: use 1 to 64 (0: as the environment says)");
-    for (std::size_t at = 0; !r["oclgrind-off"].as<std::string>().empty();) {
-        const std::string &list = r["oclgrind-off"].as<std::string>();
-        const std::size_t comma = list.find(',', at);
-        const std::string check = list.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+    std::istringstream off(r["oclgrind-off"].as<std::string>());
+    for (std::string check; std::getline(off, check, ',');) {
         if (check != "uninitialized" && check != "data-races")
             throw UsageError("--oclgrind-off '" + check + "' is none of Oclgrind's checks: give "
                              "uninitialized or data-races, comma-separated");
         o.oclgrind_off.push_back(check);
-        if (comma == std::string::npos) break;
-        at = comma + 1;
     }
     o.exact = r.count("exact") > 0;
     o.variant = r["variant"].as<std::string>();
