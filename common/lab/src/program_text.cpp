@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <iterator>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -24,6 +25,7 @@
 #include "synclab/kernels.hpp"
 #include "synclab/process.hpp"
 
+#include "ir_rules.hpp"
 #include "local_arrays.hpp"
 
 #ifndef SYNCLAB_CLANG
@@ -240,36 +242,53 @@ std::string as_program(const std::string &pre) {
         }
         body += l + "\n";
     }
-    std::string head;
+    // Contraction off, as every check's compiler then rounds a * b + c the same way (ir_rules
+    // refuses a text that turns it on again).
+    std::string head = "#pragma OPENCL FP_CONTRACT OFF\n";
     for (const auto &id : hidden) head += "#undef " + id + "\n";
     return head + body;
 }
 
-void check_local_arrays(const std::string &text, const BuildOptions &b, const std::string &shown,
-                        std::size_t limit) {
-    if (!local_arrays::may_declare(text) || local_arrays::plainly_within(text, limit)) return;
+// The text's LLVM IR at -O0 (nothing the kernel wrote folded away), with lines: what a graded
+// kernel may not compute (ir_rules.hpp), and its __local arrays against the limit.
+void check_ir(const std::string &text, const BuildOptions &b, const std::string &shown,
+              std::size_t limit) {
     const char *tmp = std::getenv("TMPDIR");
     std::string path = std::string(tmp && *tmp ? tmp : "/tmp") + "/synclab-text-XXXXXX.cl";
     std::vector<char> name(path.begin(), path.end());
     name.push_back('\0');
     const int fd = mkstemps(name.data(), 3);
-    if (fd < 0) return;
+    if (fd < 0) throw BuildError(shown + ": error: no temporary file for the kernel's IR (" +
+                                     std::strerror(errno) + "): set TMPDIR to a writable folder",
+                                 shown, "no temporary file for the kernel's IR", "");
     close(fd);
     std::ofstream(name.data(), std::ios::binary) << text;
     const int c = b.c_version;
     const ProcessResult ir = run_clang(
         {"-x", "cl", "-cl-std=CL" + std::to_string(c / 100) + "." + std::to_string(c / 10 % 10),
          "-Xclang", "-fdeclare-opencl-builtins", "-Xclang", "-finclude-default-header",
-         "-target", "spir64", "-O0", "-emit-llvm", "-S", "-w", "-o", "-", name.data()});
+         "-target", "spir64", "-O0", "-gline-tables-only", "-emit-llvm", "-S", "-w", "-o", "-",
+         name.data()});
     unlink(name.data());
-    if (!ir.exited || ir.exit_code != 0) return;  // the device's build says what is wrong
-    local_arrays::check_ir(ir.out, shown, limit);
+    // A text clang cannot build is never run unchecked: its first error, file:line.
+    if (!ir.exited || ir.exit_code != 0)
+        throw first_error(ir.err, shown + ": error: the kernel does not build (" + ir.describe() + ")");
+    ir_rules::check(ir.out, shown);
+    if (local_arrays::may_declare(text) && !local_arrays::plainly_within(text, limit))
+        local_arrays::check_ir(ir.out, shown, limit);
 }
 
 std::string preprocess(const std::string &path, const BuildOptions &b, const Profile &p) {
     const std::string shown = display_path(path);
     std::vector<std::string> args = macro_arguments(p, b);
-    args.insert(args.end(), {"-E", "-H", "-fno-color-diagnostics", "-ferror-limit=1", shown});
+    // The macros whose value is the moment or the place of the build: one value for every check.
+    const std::string file = "\"" + fs::path(path).filename().string() + "\"";
+    for (const std::string &d : std::vector<std::string>{"__DATE__=\"Jan  1 2000\"", "__TIME__=\"00:00:00\"",
+                                 "__TIMESTAMP__=\"Sat Jan  1 00:00:00 2000\"", "__FILE__=" + file,
+                                 "__BASE_FILE__=" + file, "__FILE_NAME__=" + file})
+        args.push_back("-D" + d);
+    args.insert(args.end(), {"-Wno-builtin-macro-redefined", "-E", "-H", "-fno-color-diagnostics",
+                             "-ferror-limit=1", shown});
     const ProcessResult r = run_clang(args);
     std::error_code ec;
     const fs::path folder = fs::weakly_canonical(fs::absolute(path).parent_path(), ec);
@@ -377,7 +396,7 @@ std::string program_text(const std::string &path, const std::string &options, co
     if (!cached("text", key, text)) {
         const BuildOptions b = parse_options(options);
         text = preprocess(path, b, profile);
-        check_local_arrays(text, b, display_path(path), local_limit);
+        check_ir(text, b, display_path(path), local_limit);
         keep("text", key, text);
     }
     std::lock_guard<std::mutex> lock(m);
