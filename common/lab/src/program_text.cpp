@@ -271,8 +271,10 @@ void check_ir(const std::string &text, const BuildOptions &b, const std::string 
          name.data()});
     unlink(name.data());
     // A text clang cannot build is never run unchecked: its first error, file:line.
-    if (!ir.exited || ir.exit_code != 0)
-        throw first_error(ir.err, shown + ": error: the kernel does not build (" + ir.describe() + ")");
+    if (!ir.exited || ir.exit_code != 0) {
+        const BuildError e = first_error(ir.err, shown + ": error: the kernel does not build (" + ir.describe() + ")");
+        throw BuildError(e.what(), e.where, e.first_error, ir.err);
+    }
     ir_rules::check(ir.out, shown);
     if (local_arrays::may_declare(text) && !local_arrays::plainly_within(text, limit))
         local_arrays::check_ir(ir.out, shown, limit);
@@ -312,10 +314,6 @@ std::string preprocess(const std::string &path, const BuildOptions &b, const Pro
 }
 
 std::array<std::atomic<bool>, 8> differs{};
-
-}  // namespace
-
-namespace {
 
 // What a build's text depends on besides its options: the kernel file and every file beside it
 // that it may include, by name and content.
