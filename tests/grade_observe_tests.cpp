@@ -99,9 +99,12 @@ TEST_CASE("arithmetic an implementation rounds its own way is refused; +, -, *, 
     }
 }
 
-TEST_CASE("compiler built-ins outside OpenCL C are refused") {
+TEST_CASE("compiler built-ins and inline assembly are refused") {
     CHECK(contains(refusal(first_barrier("if (__builtin_readcyclecounter() & 1) " + B)),
                    "readcyclecounter"));
+    CHECK(contains(refusal(first_barrier("{ ulong t = 0; __asm__ volatile(\"rdtsc\" : \"=r\"(t)); "
+                                         "if (t & 1) " + B + " }")),
+                   "inline assembly"));
     CHECK(refusal(first_barrier("if (__builtin_expect(id, 0) >= 0) " + B)) == "");
 }
 

@@ -103,6 +103,8 @@ const std::vector<Rule> &rules() {
         {std::regex(R"(\bicmp [us](?:lt|gt|le|ge) [^,]*\*)"),
          "two pointers are ordered (<, >), and how buffers lie in memory differs between "
          "implementations: compare indices instead"},
+        {std::regex(R"(\b(?:call|invoke|callbr)\b[^@"]*\basm\b)"),
+         "inline assembly runs what the one machine it was written for runs: write OpenCL C"},
         {std::regex(R"(@llvm\.fmuladd|\b(?:f(?:add|sub|mul|div|rem|neg|cmp)|call|select|phi) (?:(?:contract|fast|reassoc|afn|arcp|nnan|ninf|nsz) )+)"),
          "floating-point contraction or fast-math is turned on (#pragma OPENCL FP_CONTRACT ON or "
          "a clang fp pragma), and each implementation rounds it its own way: remove the pragma, "
