@@ -21,9 +21,9 @@ uint mix(uint x, uint work) {
     for (uint k = 0; k < work; ++k) x = x * 1664525u + 1013904223u;  // the busy loop
     return x;
 }
-// Inside one launch a group reads what other groups wrote in that launch: NVIDIA's GPUs may serve
-// a plain load from the compute unit's own L1 cache, which no OpenCL 1.2 fence refreshes, so the
-// kernels with a barrier inside read through volatile. Between launches a plain load is enough.
+// Inside one launch a group reads what other groups wrote in it: on NVIDIA a plain load may come
+// from a stale L1 line (an H100's did, fences and all), a volatile one (ld.volatile) never does, so
+// barrier kernels read through volatile; the fences still order. Between launches plain is enough.
 #define DO_STEP(name, qual)                                                                        \
     void name(const __global qual uint *src, __global uint *dst, uint n, uint step, uint work,    \
               uint me, uint parts) {                                                               \

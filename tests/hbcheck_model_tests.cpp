@@ -3,81 +3,15 @@
 // beside its fixed twin, so a model that reports everything, or nothing, fails.
 #include <doctest/doctest.h>
 
-#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "hbcheck/model.hpp"
-
-using hbcheck::Order;
+#include "hbcheck_launch.hpp"
 
 namespace {
 
-// Made-up sites: what a report names as its accesses and its atomics.
-const char kWriteData[] = "write data", kReadData[] = "read data", kRaise[] = "raise flag",
-           kPoll[] = "poll flag", kTake[] = "take lock", kFree[] = "free lock",
-           kReadRecord[] = "read record", kWriteRecord[] = "write record", kArrive[] = "arrive",
-           kBump[] = "bump generation", kPollGen[] = "poll generation", kSum[] = "partial sum",
-           kWritePartial[] = "write partial", kCount[] = "count";
-
-// Addresses: each word on a 16-byte line of its own.
-constexpr std::size_t kData = 0x1000, kFlag = 0x2000, kLock = 0x3000, kRecord = 0x4000,
-                      kCounter = 0x5000, kGeneration = 0x5010, kArrived = 0x6000, kGo = 0x7000,
-                      kPartial = 0x8000, kSlice = 0x9000;
-
-// A launch of `groups` work-groups of `per` work-items, with the calls the plugin makes.
-struct Launch {
-    std::unique_ptr<hbcheck::Model> m;  // a Model does not move; a Launch does
-    std::size_t per;
-    std::vector<hbcheck::Race> races;
-
-    Launch(std::size_t groups, std::size_t per_group)
-        : m(std::make_unique<hbcheck::Model>(groups * per_group, per_group)), per(per_group) {}
-    std::size_t item(std::size_t group, std::size_t local = 0) const { return group * per + local; }
-
-    // Plain (volatile or not) 4-byte accesses.
-    void write(std::size_t it, std::size_t address, const void *site) {
-        keep(m->access(it, it / per, address, 4, true, site));
-    }
-    void read(std::size_t it, std::size_t address, const void *site) {
-        keep(m->access(it, it / per, address, 4, false, site));
-    }
-    // A plain load that decides a loop around it (a flag waited for).
-    void poll(std::size_t it, std::size_t address, const void *site) {
-        keep(m->access(it, it / per, address, 4, false, site, true));
-    }
-    // 1.2's atomic_xchg, atomic_inc, atomic_or(p, 0), a successful atomic_cmpxchg: read and write.
-    void rmw(std::size_t it, std::size_t address, const void *site, Order o = Order::Relaxed) {
-        m->atomic(it, address, true, true, o, site);
-    }
-    // A failed compare-exchange or a 2.0 atomic load: reads only.
-    void load(std::size_t it, std::size_t address, const void *site, Order o = Order::Relaxed) {
-        m->atomic(it, address, true, false, o, site);
-    }
-    // A 2.0 atomic store: writes only.
-    void store(std::size_t it, std::size_t address, const void *site, Order o = Order::Relaxed) {
-        m->atomic(it, address, false, true, o, site);
-    }
-    // mem_fence(CLK_GLOBAL_MEM_FENCE) is acq_rel; read_mem_fence acquires, write_mem_fence releases.
-    void fence(std::size_t it, Order o = Order::AcqRel) { m->fence(it, o); }
-    void barrier(std::size_t group) {
-        std::vector<std::size_t> items;
-        for (std::size_t l = 0; l < per; ++l) items.push_back(item(group, l));
-        m->barrier(items);
-    }
-
-    bool clean() const { return races.empty(); }
-    const hbcheck::Race &first() const {
-        REQUIRE_FALSE(races.empty());
-        return races.front();
-    }
-
-private:
-    void keep(const std::optional<hbcheck::Race> &r) {
-        if (r) races.push_back(*r);
-    }
-};
+using namespace hbtest;
 
 // Message passing: group 0 writes data, (fence), raises the flag; group 1 polls it, (fence), reads.
 Launch message_passing(std::optional<Order> writer_fence, std::optional<Order> reader_fence) {
@@ -116,7 +50,7 @@ Launch global_lock(bool acquire, bool release) {
 Launch counter_barrier(bool release, bool acquire, bool volatile_poll) {
     Launch l(3, 1);
     auto poll = [&](std::size_t it) {
-        if (volatile_poll) l.read(it, kGeneration, kPollGen);
+        if (volatile_poll) l.vread(it, kGeneration, kPollGen);
         else l.rmw(it, kGeneration, kPollGen);
     };
     for (std::size_t g = 0; g < 3; ++g) {
@@ -146,7 +80,7 @@ Launch flag_barrier(bool fenced, bool atomics) {
     };
     auto poll = [&](std::size_t it, std::size_t flag) {
         if (atomics) l.rmw(it, flag, kPoll);
-        else l.read(it, flag, kPoll);
+        else l.vread(it, flag, kPoll);
     };
     for (std::size_t g = 0; g < 3; ++g) {
         l.write(l.item(g), kData + 4 * g, kWriteData);
@@ -304,7 +238,7 @@ TEST_CASE("hbcheck model: groups that share only atomic words raise no alarm") {
     Launch l(4, 2);
     for (std::size_t g = 0; g < 4; ++g) {
         // A volatile load of a word before any atomic wrote it: an atomic later is still no race.
-        l.read(l.item(g, 1), kCounter, kPoll);
+        l.vread(l.item(g, 1), kCounter, kPoll);
         for (std::size_t i = 0; i < 2; ++i) {
             l.rmw(l.item(g, i), kPartial + 4 * ((g + i) % 4), kCount);  // histogram bins
             l.rmw(l.item(g, i), kCounter, kCount);                      // a ticket
@@ -312,8 +246,8 @@ TEST_CASE("hbcheck model: groups that share only atomic words raise no alarm") {
         }
         // Another group's bins, by atomic_or(p, 0) and by volatile loads.
         l.rmw(l.item(g), kPartial + 4 * ((g + 1) % 4), kPoll);
-        l.read(l.item(g), kPartial + 4 * ((g + 2) % 4), kPoll);
-        l.read(l.item(g), kCounter, kPoll);
+        l.vread(l.item(g), kPartial + 4 * ((g + 2) % 4), kPoll);
+        l.vread(l.item(g), kCounter, kPoll);
     }
     CHECK(l.clean());
 
@@ -479,8 +413,10 @@ TEST_CASE("hbcheck model: a plain store to an atomic word ends what it released"
     CHECK(run(false).clean());  // the RMW continues a's release sequence
     const auto reset = run(true);
     REQUIRE_FALSE(reset.clean());
-    CHECK(reset.first().first.site == kWriteData);
-    CHECK(reset.first().second.site == kReadData);
+    CHECK(reset.first_plain().first.site == kWriteData);
+    CHECK(reset.first_plain().second.site == kReadData);
+    // The reset itself races with a's atomic (ordered only up to a's fence) and with c's.
+    CHECK(reset.plain_atomic().size() == 2);
 }
 
 }  // TEST_SUITE
@@ -506,8 +442,11 @@ TEST_CASE("hbcheck model: a race names what is missing: an atomic, an acquire on
         l.read(b, kRecord, kReadRecord);
         CHECK(l.clean() == atomic_free);
         if (!atomic_free) {
-            CHECK(l.first().cause == Cause::PlainHandOver);
-            CHECK(l.first().site == kFree);
+            CHECK(l.first_plain().cause == Cause::PlainHandOver);
+            CHECK(l.first_plain().site == kFree);
+            REQUIRE(l.plain_atomic().size() == 1);  // b's take against the plain free
+            CHECK(l.plain_atomic()[0].site == kFree);
+            CHECK(l.plain_atomic()[0].other_site == kTake);
         }
     }
     // A flag set by a plain store and polled: the flag's own race.

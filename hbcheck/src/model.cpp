@@ -145,8 +145,78 @@ bool Model::acquire_from(Item &it, std::size_t word, bool now) {
     return w.writer_group != it.group;
 }
 
+// Whether `a`'s work-item has not seen the access of work-item `other` at time `t`, another
+// group's: the two are unordered.
+static bool unordered(const VectorClock &now, const Access &a, std::size_t other,
+                      std::size_t other_group, Clock t) {
+    return other != a.item && other_group != a.group && !now.covers(other, t);
+}
+
+// A plain access and an atomic of another group on one word that nothing orders: a data race
+// under OpenCL 1.2's and 2.0's memory model. The plain one is what to fix.
+Race Model::plain_atomic(const Access &first, const Access &second, std::size_t address) {
+    Race r;
+    r.address = address;
+    r.first = first;
+    r.second = second;
+    const Access &plain = first.atomic ? second : first;
+    r.cause = Cause::PlainAtomic;
+    r.site = plain.site;
+    r.other_site = (first.atomic ? first : second).site;
+    r.group = plain.group;
+    return r;
+}
+
+// Plain access `a` against the atomics on `words` since their last plain store: a write against
+// any, a (non-volatile) read against their writes.
+std::optional<Race> Model::against_atomics(const Access &a, const std::vector<std::size_t> &words) {
+    if (words.empty()) return std::nullopt;  // most accesses: no lock taken
+    const VectorClock &now = items_[a.item].now;
+    std::lock_guard<std::mutex> lock(atomics_mu_);
+    for (std::size_t w : words) {
+        const auto f = atomic_uses_.find(w);
+        if (f == atomic_uses_.end()) continue;
+        for (const Access &u : f->second)
+            if ((a.write || u.write) && unordered(now, a, u.item, u.group, u.time))
+                return plain_atomic(u, a, w);
+    }
+    return std::nullopt;
+}
+
+// Atomic `a` against the plain accesses of its word: the last plain store, and, when it writes,
+// the non-volatile plain loads since. Marks the bytes as the atomic's.
+std::optional<Race> Model::against_plain(const Access &a, std::size_t address) {
+    const VectorClock &now = items_[a.item].now;
+    std::optional<Race> found;
+    for (std::size_t b = address; b < address + 4; ++b) {
+        Shard &s = shard(b);
+        std::lock_guard<std::mutex> lock(s.mu);
+        Byte &x = s.bytes[b];
+        if (!found && x.written && unordered(now, a, x.w.item, x.w.group, x.w.time))
+            found = plain_atomic(x.w, a, b);
+        if (a.write)
+            for (const Read &r : x.reads)
+                if (!found && !r.vol && unordered(now, a, r.item, r.group, r.time))
+                    found = plain_atomic({r.item, r.group, r.time, r.site, false, r.epoch, r.poll,
+                                          r.after_release, r.after_acquire},
+                                         a, b);
+        x.atomic_use = true;
+        if (a.write) x.atomic_last = x.ever_atomic = true;
+    }
+    return found;
+}
+
+// One read and one write kept per work-item: a later one of its own implies the earlier.
+void Model::record_use(const Access &a, std::size_t address) {
+    std::lock_guard<std::mutex> lock(atomics_mu_);
+    auto &uses = atomic_uses_[address];
+    std::erase_if(uses, [&](const Access &u) { return u.item == a.item && u.write == a.write; });
+    uses.push_back(a);
+}
+
 std::optional<Race> Model::access(std::size_t item, std::size_t group, std::size_t address,
-                                  std::size_t size, bool write, const void *site, bool poll) {
+                                  std::size_t size, bool write, const void *site, bool poll,
+                                  bool vol) {
     Item &me = items_[item];
     const Access a{item,
                    group,
@@ -157,28 +227,27 @@ std::optional<Race> Model::access(std::size_t item, std::size_t group, std::size
                    poll && !write,
                    group_release_[group].other(me.epoch, item),
                    group_acquire_[group].other(me.epoch, item)};
+    const bool judged_read = !write && !vol;  // a volatile load is never judged against atomics
     std::optional<Race> found;
     std::vector<std::size_t> atomic_words;  // read after the shard lock is released
     std::vector<std::size_t> reset_words;   // a plain store ends their release sequences
+    std::vector<std::size_t> used_words;    // atomics used them: judged against those
     PlainStore polled;                      // another group's plain store this poll raced with
-    auto conflicts = [&](std::size_t other, std::size_t other_group, Clock t) {
-        return other != item && other_group != group && !me.now.covers(other, t);
-    };
     for (std::size_t b = address; b < address + size; ++b) {
         Shard &s = shard(b);
         std::lock_guard<std::mutex> lock(s.mu);
         Byte &x = s.bytes[b];
-        if (!write && x.atomic_last) {  // a poll: a relaxed atomic read, never judged
+        if (x.atomic_use && (write || judged_read)) used_words.push_back(b & ~std::size_t(3));
+        if (!write && x.atomic_last) {  // reads like a relaxed atomic read
             atomic_words.push_back(b & ~std::size_t(3));
-            continue;
-        }
-        if (x.written && conflicts(x.w.item, x.w.group, x.w.time)) {
+            if (vol) continue;  // 1.2's atomic load (a poll): never judged
+        } else if (x.written && unordered(me.now, a, x.w.item, x.w.group, x.w.time)) {
             if (!found) found = race(x.w, a, b);
             if (a.poll) polled = {x.w.site, x.w.item, x.w.group, x.w.time};
         }
         if (write) {
             for (const Read &r : x.reads)
-                if (conflicts(r.item, r.group, r.time) && !found)
+                if (unordered(me.now, a, r.item, r.group, r.time) && !found)
                     found = race({r.item, r.group, r.time, r.site, false, r.epoch, r.poll,
                                   r.after_release, r.after_acquire},
                                  a, b);
@@ -193,11 +262,15 @@ std::optional<Race> Model::access(std::size_t item, std::size_t group, std::size
         std::erase_if(x.reads, [&](const Read &r) {
             return r.item == item || me.now.covers(r.item, r.time);
         });
-        x.reads.push_back(
-            {item, group, a.time, site, a.epoch, a.poll, a.after_release, a.after_acquire});
+        x.reads.push_back({item, group, a.time, site, a.epoch, a.poll, a.after_release,
+                           a.after_acquire, vol});
     }
+    std::sort(used_words.begin(), used_words.end());
+    used_words.erase(std::unique(used_words.begin(), used_words.end()), used_words.end());
+    // A conflict with an atomic comes first: its fix (an atomic) is the one that holds.
+    if (auto r = against_atomics(a, used_words)) found = r;
     if (polled.site) group_plain_[group] = polled;
-    if (!reset_words.empty()) {
+    if (write && !(reset_words.empty() && used_words.empty())) {
         std::lock_guard<std::mutex> lock(atomics_mu_);
         for (std::size_t w : reset_words) {
             Word &word = atomics_[w];
@@ -206,6 +279,8 @@ std::optional<Race> Model::access(std::size_t item, std::size_t group, std::size
             word.plain = {site, item, group, a.time};
             word.writer_group = group;
         }
+        // Judged against this store: what comes after it is judged against the store.
+        for (std::size_t w : used_words) atomic_uses_.erase(w);
     }
     std::sort(atomic_words.begin(), atomic_words.end());
     atomic_words.erase(std::unique(atomic_words.begin(), atomic_words.end()), atomic_words.end());
@@ -220,9 +295,17 @@ std::optional<Race> Model::access(std::size_t item, std::size_t group, std::size
     return found;
 }
 
-void Model::atomic(std::size_t item, std::size_t address, bool reads, bool writes, Order order,
-                   const void *site) {
+std::optional<Race> Model::atomic(std::size_t item, std::size_t address, bool reads, bool writes,
+                                  Order order, const void *site) {
     Item &me = items_[item];
+    Access a;
+    a.item = item;
+    a.group = me.group;
+    a.time = me.now.c[item];
+    a.site = site;
+    a.write = writes;
+    a.epoch = me.epoch;
+    a.atomic = true;
     // What a write passes on is what came before this atomic: an RMW's own read continues the
     // release sequence it reads, acquired or not.
     const Note note = writes ? passed_on(me) : Note{};
@@ -259,14 +342,12 @@ void Model::atomic(std::size_t item, std::size_t address, bool reads, bool write
         Stamp &st = group_release_[me.group];
         if (released && st.epoch_item.load() >> 32 != me.epoch) st.set(me.epoch, item, site);
         group_writer_[me.group] = item;
-        for (std::size_t b = address; b < address + 4; ++b) {
-            Shard &s = shard(b);
-            std::lock_guard<std::mutex> lock(s.mu);
-            s.bytes[b].atomic_last = true;
-            s.bytes[b].ever_atomic = true;
-        }
     }
+    // Judged after what it acquired: an acquire read is ordered after what it read released.
+    auto found = against_plain(a, address);
+    record_use(a, address);
     tick(item);
+    return found;
 }
 
 void Model::fence(std::size_t item, Order order) {

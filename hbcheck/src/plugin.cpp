@@ -8,8 +8,6 @@
 #include <oclgrind/WorkGroup.h>
 #include <oclgrind/WorkItem.h>
 
-#include <llvm/IR/CFG.h>
-#include <llvm/IR/DebugInfoMetadata.h>
 #include <llvm/IR/Function.h>
 #include <llvm/IR/Instructions.h>
 
@@ -28,6 +26,7 @@
 
 #include "hbcheck/model.hpp"
 #include "hbcheck/schedule.hpp"
+#include "ir.hpp"
 
 using namespace oclgrind;
 
@@ -36,52 +35,6 @@ namespace {
 constexpr unsigned kGlobalFence = 0x2;  // CLK_GLOBAL_MEM_FENCE
 // A dense clock per work-item: items^2 clocks. Race checks use tens to hundreds of work-items.
 constexpr std::size_t kMaxItems = 4096;
-
-unsigned line_of(const void *site) {
-    auto *inst = static_cast<const llvm::Instruction *>(site);
-    if (!inst) return 0;
-    const llvm::DebugLoc &loc = inst->getDebugLoc();
-    return loc ? loc.getLine() : 0;
-}
-
-// Whether block `to` can be reached from `from` (a bounded search: kernels are small).
-bool reaches(const llvm::BasicBlock *from, const llvm::BasicBlock *to) {
-    std::vector<const llvm::BasicBlock *> work{from};
-    std::set<const llvm::BasicBlock *> seen{from};
-    while (!work.empty() && seen.size() < 4096) {
-        const llvm::BasicBlock *b = work.back();
-        work.pop_back();
-        if (b == to) return true;
-        for (const llvm::BasicBlock *n : llvm::successors(b))
-            if (seen.insert(n).second) work.push_back(n);
-    }
-    return false;
-}
-
-// A poll: a load whose value, through a few compares, selects and phis, decides a branch that
-// leads back to the load (a loop that waits for the value).
-bool decides_loop(const llvm::Instruction *load) {
-    std::vector<std::pair<const llvm::Value *, int>> work{{load, 0}};
-    std::set<const llvm::Value *> seen{load};
-    while (!work.empty()) {
-        const auto [v, depth] = work.back();
-        work.pop_back();
-        for (const llvm::User *u : v->users()) {
-            const auto *inst = llvm::dyn_cast<llvm::Instruction>(u);
-            if (!inst || !seen.insert(inst).second) continue;
-            if (llvm::isa<llvm::BranchInst>(inst) || llvm::isa<llvm::SwitchInst>(inst)) {
-                for (const llvm::BasicBlock *n : llvm::successors(inst->getParent()))
-                    if (reaches(n, load->getParent())) return true;
-            } else if (depth < 4 &&
-                       (llvm::isa<llvm::CmpInst>(inst) || llvm::isa<llvm::CastInst>(inst) ||
-                        llvm::isa<llvm::PHINode>(inst) || llvm::isa<llvm::SelectInst>(inst) ||
-                        llvm::isa<llvm::BinaryOperator>(inst))) {
-                work.push_back({inst, depth + 1});
-            }
-        }
-    }
-    return false;
-}
 
 // OpenCL C 2.0's memory_order and memory_scope as clang numbers them.
 hbcheck::Order order_of(uint64_t memory_order) {
@@ -188,9 +141,10 @@ public:
         bool fenced = false;
         if (model_) {
             if (pending_.active) {  // the atomic this call made, now complete, in its true order
-                model_->atomic(item_of(wi), pending_.address, pending_.reads, pending_.writes,
-                               hbcheck::Order::Relaxed, inst);
+                const auto race = model_->atomic(item_of(wi), pending_.address, pending_.reads,
+                                                 pending_.writes, hbcheck::Order::Relaxed, inst);
                 pending_ = {};
+                if (race) report(*race);
             }
             release();
         }
@@ -262,7 +216,7 @@ private:
         hold();
         const llvm::Instruction *inst = wi->getCurrentInstruction();
         const auto race = model_->access(item_of(wi), group_of(wi), address, size, write, inst,
-                                         !write && is_poll(inst));
+                                         !write && is_poll(inst), hbcheck::is_volatile_load(inst));
         if (race) report(*race);
     }
 
@@ -270,7 +224,7 @@ private:
         if (!load) return false;
         std::lock_guard<std::mutex> lock(polls_mu_);
         const auto [at, added] = polls_.try_emplace(load, false);
-        if (added) at->second = decides_loop(load);
+        if (added) at->second = hbcheck::decides_loop(load);
         return at->second;
     }
 
@@ -458,53 +412,6 @@ private:
             << " Group" << Size3(a.item / per, groups_) << std::endl
             << static_cast<const llvm::Instruction *>(a.site) << std::endl;
     }
-    // What would order the two: the model's cause, told with its lines.
-    static std::string fix(const hbcheck::Race &r) {
-        using hbcheck::Cause;
-        const std::string l = std::to_string(line_of(r.site)), g = std::to_string(r.group);
-        const std::string fence = "mem_fence(CLK_GLOBAL_MEM_FENCE)", at = " the atomic at line ";
-        const unsigned l1 = line_of(r.release_atomic), l2 = line_of(r.acquire_atomic);
-        switch (r.cause) {
-        case Cause::PlainFlag:
-            return "the plain store at line " + l + " sets a word that another group polls (line " +
-                   std::to_string(line_of(r.other_site)) + "): make it an atomic (atomic_xchg); a "
-                   "plain store there races with the polls, fenced or not";
-        case Cause::PlainHandOver:
-            return "the plain store at line " + l + " hands over a word that atomics or polls "
-                   "read, so no fence around it orders anything: make it an atomic (atomic_xchg)";
-        case Cause::BarrierBeforeRelease:
-            return "a barrier(CLK_GLOBAL_MEM_FENCE) in every group before its master work-item "
-                   "arrives (the atomic at line " + l + ") would order them: another work-item "
-                   "of the group made the access, and within a group only a barrier with "
-                   "CLK_GLOBAL_MEM_FENCE passes it on to the one that hands over";
-        case Cause::BarrierAfterAcquire:
-            return "a barrier(CLK_GLOBAL_MEM_FENCE) in every group after its master work-item "
-                   "acquires (the atomic at line " + l + " and its fence) would order them: "
-                   "another work-item of the group made the access, and within a group only a "
-                   "barrier with CLK_GLOBAL_MEM_FENCE passes on what the master acquired";
-        case Cause::AcquireMissing:
-            return "an acquire fence after" + at + l + " would order them (" + fence +
-                   "): the atomic read carries the release, nothing acquires it";
-        case Cause::UpstreamAcquire:
-            return "an acquire fence after the read at line " + l + " in group " + g +
-                   " would order them (" + fence + "): that read carries the release on to the "
-                   "next hand-over, but nothing acquires it";
-        case Cause::ReleaseMissing:
-            return "a release fence before the atomic at line " + l + " would order them (" +
-                   fence + "): the acquire side is there";
-        case Cause::NotCarried:
-            return "the release fence is there, but no atomic read and acquire fence carry it "
-                   "on; within a group only a barrier with CLK_GLOBAL_MEM_FENCE passes it on";
-        case Cause::BothMissing:
-            return "a release fence before" + at + std::to_string(l1) + " and an acquire fence "
-                   "after" + at + std::to_string(l2) + " would order them (" + fence + ")";
-        case Cause::NoHandOver:
-            break;
-        }
-        return "nothing hands over between the groups: a release fence (" + fence + "), an "
-               "atomic write, an atomic read (or volatile poll) of it, then an acquire fence";
-    }
-
     void report(const hbcheck::Race &r) {
         {
             std::lock_guard<std::mutex> lock(reported_mu_);
@@ -516,15 +423,19 @@ private:
         msg << (r.first.write && r.second.write ? "Write-write" : "Read-write")
             << " unordered race at global memory address 0x" << std::hex << r.address << std::dec
             << ": work-items of two work-groups that no fence and atomic order (OpenCL memory "
-               "model)"
+               "model"
+            << (r.cause == hbcheck::Cause::PlainAtomic ? "; a plain access against an atomic)" : ")")
             << std::endl
             << msg.INDENT << "Kernel: " << msg.CURRENT_KERNEL << std::endl
             << std::endl
             << "First entity:  ";
-        entity(msg, r.first);
+        // A plain access against an atomic: the atomic first, whichever ran first, so that the
+        // labs tell one finding once, the plain line as the one to fix.
+        const bool swap = r.cause == hbcheck::Cause::PlainAtomic && !r.first.atomic;
+        entity(msg, swap ? r.second : r.first);
         msg << std::endl << "Second entity: ";
-        entity(msg, r.second);
-        msg << "Fix: " << fix(r) << std::endl;
+        entity(msg, swap ? r.first : r.second);
+        msg << "Fix: " << hbcheck::fix(r) << std::endl;
         msg.send();
     }
 

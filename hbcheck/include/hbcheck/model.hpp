@@ -31,7 +31,8 @@ inline bool releases(Order o) { return o == Order::Release || o == Order::AcqRel
 // An access the model saw: a work-item, its time and an opaque place (the plugin's instruction).
 // epoch: how many barriers with CLK_GLOBAL_MEM_FENCE its work-item had passed; poll: a load whose
 // value decides a loop around it (a wait for a flag); after_release, after_acquire: the atomic
-// by which another work-item of its group released (acquired) in the same epoch, before it.
+// by which another work-item of its group released (acquired) in the same epoch, before it;
+// atomic: an atomic (a read-modify-write is a write).
 struct Access {
     std::size_t item = 0, group = 0;
     Clock time = 0;
@@ -40,10 +41,12 @@ struct Access {
     Clock epoch = 0;
     bool poll = false;
     const void *after_release = nullptr, *after_acquire = nullptr;
+    bool atomic = false;
 };
 
 // What would have ordered a race, the first that applies, in the order a student fixes them.
 enum class Cause {
+    PlainAtomic,          // a plain access and another group's atomic of one word, unordered
     PlainFlag,            // a plain store to a word another group polls, raced by the poll
     BarrierBeforeRelease, // the access is another work-item's than the one that releases it, with
                           // no barrier(CLK_GLOBAL_MEM_FENCE) between
@@ -57,8 +60,8 @@ enum class Cause {
     NoHandOver,           // no atomic between the groups at all
 };
 
-// Two conflicting non-atomic accesses of work-items of different work-groups that nothing orders,
-// and what the model knows of the synchronisation that would have ordered them.
+// Two conflicting accesses of work-items of different work-groups that nothing orders, at most one
+// of them atomic, and what the model knows of the synchronisation that would have ordered them.
 struct Race {
     std::size_t address = 0;
     Access first, second;  // in the order they ran
@@ -75,9 +78,10 @@ struct Race {
     // The second work-item's last atomic read was followed by an acquire fence: only the
     // release side (or the atomic connecting them) is missing.
     bool acquired = false;
-    // The cause, and the place to fix it: the plain store (PlainFlag, PlainHandOver), the
-    // atomic the barrier belongs before or after, the read the acquire belongs after; other_site
-    // the poll (PlainFlag); group: the group of site's work-item.
+    // The cause, and the place to fix it: the plain access (PlainAtomic), the plain store
+    // (PlainFlag, PlainHandOver), the atomic the barrier belongs before or after, the read the
+    // acquire belongs after; other_site the atomic (PlainAtomic) or the poll (PlainFlag); group:
+    // the group of site's work-item.
     Cause cause = Cause::NoHandOver;
     const void *site = nullptr, *other_site = nullptr;
     std::size_t group = 0;
@@ -91,16 +95,19 @@ public:
     // Work-items are numbered group by group: work-group g holds g * per_group ... + per_group - 1.
     Model(std::size_t items, std::size_t per_group);
 
-    // A non-atomic load or store (volatile or not) of `size` bytes. Returns the first unordered
-    // conflict with an access of another work-group. A load of bytes an atomic wrote last reads
-    // like a relaxed atomic load (OpenCL 1.2 has no atomic load; a volatile load is its poll).
-    // `poll`: a load that decides a loop around it (a wait for a flag).
+    // A non-atomic load or store of `size` bytes. Returns the first unordered conflict with an
+    // access of another work-group, plain or atomic. A load of bytes an atomic wrote last reads
+    // like a relaxed atomic load; a volatile one (`vol`) is never judged against atomics: OpenCL
+    // 1.2 has no atomic load, a volatile load is its poll. `poll`: a load that decides a loop
+    // around it (a wait for a flag).
     std::optional<Race> access(std::size_t item, std::size_t group, std::size_t address,
-                               std::size_t size, bool write, const void *site, bool poll = false);
+                               std::size_t size, bool write, const void *site, bool poll = false,
+                               bool vol = false);
     // An atomic on the word at `address`: reads and/or writes (an RMW both, a failed
     // compare-exchange reads only, a 2.0 store writes only), with its order at device scope.
-    void atomic(std::size_t item, std::size_t address, bool reads, bool writes, Order order,
-                const void *site);
+    // Returns the first unordered conflict with a plain access of another work-group.
+    std::optional<Race> atomic(std::size_t item, std::size_t address, bool reads, bool writes,
+                               Order order, const void *site);
     // A fence on global memory at device scope.
     void fence(std::size_t item, Order order);
     // A work-group barrier whose flags include CLK_GLOBAL_MEM_FENCE: the group's work-items.
@@ -161,9 +168,11 @@ private:
         Clock epoch;
         bool poll;
         const void *after_release, *after_acquire;
+        bool vol;  // volatile: never judged against atomics
     };
+    // atomic_use: an atomic read or wrote the byte (atomic_uses_ holds them).
     struct Byte {
-        bool written = false, atomic_last = false, ever_atomic = false;
+        bool written = false, atomic_last = false, ever_atomic = false, atomic_use = false;
         Access w;
         std::vector<Read> reads;
     };
@@ -183,6 +192,10 @@ private:
 
     Shard &shard(std::size_t address) { return shards_[(address >> 4) % kShards]; }
     Race race(const Access &first, const Access &second, std::size_t address) const;
+    static Race plain_atomic(const Access &first, const Access &second, std::size_t address);
+    std::optional<Race> against_atomics(const Access &a, const std::vector<std::size_t> &words);
+    std::optional<Race> against_plain(const Access &a, std::size_t address);
+    void record_use(const Access &a, std::size_t address);
     void diagnose(Race &r, const Item &a, const Item &b) const;
     bool barrier_missing(const Access &s, Race &r) const;
     bool acquire_from(Item &it, std::size_t word, bool now);
@@ -201,6 +214,10 @@ private:
     Shard shards_[kShards];
     std::mutex atomics_mu_;
     std::unordered_map<std::size_t, Word> atomics_;
+    // Per atomic word, under atomics_mu_: the atomics since its last plain store, at most a read
+    // and a write per work-item (atomics never race with atomics; plain accesses are judged
+    // against these).
+    std::unordered_map<std::size_t, std::vector<Access>> atomic_uses_;
 };
 
 }  // namespace hbcheck
