@@ -13,11 +13,15 @@
 #include <mutex>
 #include <new>
 #include <thread>
+#include <csignal>
+#include <cstring>
+#include <vector>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "synclab/core_wait.hpp"
 #include "synclab/lab.hpp"
 #include "synclab/protocol.hpp"
 #include "synclab/stress.hpp"
@@ -55,6 +59,42 @@ void watch_parent() {
     }).detach();
 }
 
+// A kernel that crashes the driver (POCL meets a barrier that not every work-item reaches with a
+// SIGSEGV or a SIGABRT as often as with a hang) ends the lab with one line that names the kernel
+// and the likely causes, then dies of the same signal, so whoever waits sees the signal as
+// before. Only write(2) in the handler: the heap may be what broke.
+char g_program[128];
+
+extern "C" void on_crash(int sig) {
+    const char *what = sig == SIGSEGV ? "SIGSEGV" : sig == SIGBUS ? "SIGBUS" : sig == SIGABRT ? "SIGABRT"
+                     : sig == SIGFPE ? "SIGFPE" : "SIGILL";
+    const char *kernel = last_kernel_name();
+    const char *parts[] = {g_program, ": crashed (", what, ")", *kernel ? " after kernel " : "",
+                           kernel,
+                           " was launched: most often a read or write past a buffer, or a barrier "
+                           "that not every work-item of a group reaches (on a CPU it crashes or "
+                           "hangs): run it again with --device oclgrind, which names the line\n"};
+    for (const char *p : parts) (void)!write(2, p, std::strlen(p));
+    raise(sig);  // SA_RESETHAND: the default action now
+}
+
+void crash_line(const char *program) {
+    std::snprintf(g_program, sizeof g_program, "%s", program);  // the lab running now
+    static bool installed = false;  // once a process: synclab-labs runs many labs in one
+    if (installed) return;
+    installed = true;
+    static std::vector<char> stack(64 * 1024);  // a stack overflow still gets its line
+    stack_t ss{};
+    ss.ss_sp = stack.data();
+    ss.ss_size = stack.size();
+    sigaltstack(&ss, nullptr);
+    struct sigaction sa {};
+    sa.sa_handler = on_crash;
+    sa.sa_flags = SA_RESETHAND | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    for (int sig : {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL}) sigaction(sig, &sa, nullptr);
+}
+
 double process_cpu_seconds() {
     timespec t{};
     if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t) != 0) return 0;
@@ -63,9 +103,11 @@ double process_cpu_seconds() {
 
 // OpenCL cannot cancel a running kernel, so a kernel that never ends (an endless loop, a barrier
 // only some work-items reach) would hang the lab in clFinish. The watchdog ends the process once
-// it has gone --timeout seconds on a core since it last got something done (protocol::is_hang):
-// each tenth of a second counts up to the CPU time the process had in it, so two busy threads
-// count no faster than one, and a run held off its core by other work counts only its share.
+// it has gone --timeout seconds since it last got something done (protocol::is_hang), not
+// counting time it waited for a core: each tenth of a second counts less the longest any of its
+// threads sat in a run queue (core_wait.hpp), so a run asleep in a barrier is stopped at
+// --timeout and one held off its cores by other work is not. Where the kernel keeps no run-queue
+// times, a tick counts up to the CPU time the process had in it.
 class Watchdog {
 public:
     // seconds: a kernel's (0: no limit); build_seconds: a build's, or `seconds` when longer.
@@ -94,11 +136,13 @@ private:
         double cpu = process_cpu_seconds(), ran = 0, wall = 0, limit = seconds;
         std::string build = building();
         if (!build.empty()) limit = build_;
+        core_wait::Meter cores;
         std::unique_lock<std::mutex> lock(m_);
         for (;;) {
             if (cv_.wait_for(lock, std::chrono::milliseconds(100), [this] { return done_; })) return;
             const auto now = clock::now();
-            const double cpu_now = process_cpu_seconds();
+            const double cpu_now = process_cpu_seconds(), waited = cores.waited();
+            const double tick = std::chrono::duration<double>(now - last).count();
             if (last_progress() != seen) {  // the host launched a kernel, or a build began or ended
                 seen = last_progress();
                 since = std::max(since, seen);
@@ -106,7 +150,8 @@ private:
                 build = building();
                 limit = build.empty() ? seconds : build_;
             } else {
-                ran += std::min(std::chrono::duration<double>(now - last).count(), cpu_now - cpu);
+                ran += cores.available() ? core_wait::counted(tick, waited, 0.2)
+                                         : std::min(tick, cpu_now - cpu);
             }
             last = now;
             cpu = cpu_now;
@@ -132,9 +177,10 @@ private:
                           "it expands without end?)", limit, took, build.c_str());
         else
             std::snprintf(message, sizeof message,
-                          "stopped after %g s on a core%s: %s did not finish (an endless loop, or "
-                          "a barrier that not every work-item reaches?); raise --timeout if the "
-                          "kernel is just long", limit, took, which.c_str());
+                          "stopped after %g s%s, not counting time it waited for a core: %s did "
+                          "not finish (an endless loop, or a barrier that not every work-item "
+                          "reaches?); raise --timeout if the kernel is just long", limit, took,
+                          which.c_str());
         dprintf(err, "%s: %s\n", program.c_str(), message);
         const int code = build.empty() ? kWrong : kUsage;
         // where: the file being built, or the kernel running
@@ -363,6 +409,7 @@ int run_once(int argc, char **argv, const Declaration &decl, const std::function
 
 int run_lab(int argc, char **argv, const Declaration &decl, const std::function<int(Lab &)> &body) {
     watch_parent();
+    crash_line(decl.executable().c_str());
     threads_given();  // read before any line of this process sets it
     load_drivers_on_demand();  // a run opens one device: no driver it does not use starts up
     return run_once(argc, argv, decl, body);

@@ -449,6 +449,9 @@ namespace {
 // The kernel last enqueued, retained so that its name can be read after its owner let it go.
 std::mutex g_running_mutex;
 cl_kernel g_running = nullptr;
+// Its name, for a crash handler (two buffers: one is whole while the other is written).
+char g_running_names[2][128];
+std::atomic<int> g_running_name{-1};
 
 std::atomic<std::chrono::steady_clock::rep> g_progress{std::chrono::steady_clock::now().time_since_epoch().count()};
 std::mutex g_building_mutex;
@@ -465,6 +468,13 @@ cl_int Queue::enqueueNDRangeKernel(const cl::Kernel &kernel, const cl::NDRange &
             clRetainKernel(kernel());
             if (g_running) clReleaseKernel(g_running);
             g_running = kernel();
+            const int next = g_running_name.load() == 0 ? 1 : 0;
+            char *name = g_running_names[next];
+            if (clGetKernelInfo(g_running, CL_KERNEL_FUNCTION_NAME, sizeof g_running_names[0] - 1,
+                                name, nullptr) != CL_SUCCESS)
+                name[0] = '\0';
+            name[sizeof g_running_names[0] - 1] = '\0';
+            g_running_name.store(next);
         }
     }
     const cl_int rc = cl::CommandQueue::enqueueNDRangeKernel(kernel, offset, global, local, events, event);
@@ -507,6 +517,11 @@ std::string running_kernel() {
     if (clGetKernelInfo(g_running, CL_KERNEL_FUNCTION_NAME, sizeof name - 1, name, nullptr) != CL_SUCCESS)
         return "";
     return name;
+}
+
+const char *last_kernel_name() {
+    const int i = g_running_name.load();
+    return i < 0 ? "" : g_running_names[i];
 }
 
 }  // namespace synclab

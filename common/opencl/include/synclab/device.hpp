@@ -65,6 +65,8 @@ public:
 // The function name of the kernel a Queue of this process was last given ("" before any): the
 // one running, or the last to run, when the host waits. Safe from any thread.
 std::string running_kernel();
+// The same name, readable in a signal handler (no lock, no allocation): "" before any launch.
+const char *last_kernel_name();
 
 // What this process last got done, for a watchdog that counts a hang from it: the time the host
 // last gave a Queue a kernel (in order after the ones before it: the host moved on), or a program
