@@ -15,6 +15,9 @@
 #                               600 s limit, with time left to write the results). The grader
 #                               stops itself then (--budget): every lab finished keeps its
 #                               points, and the labs still running are named.
+#   SYNCLAB_DRAW_KEY_FILE       a file whose first line is the course's draw key (the key that,
+#   SYNCLAB_DRAW_KEY            with each kernel's text, draws its checks and counts), or the
+#                               key itself; neither: a fresh random key for this grading
 # What the student should know of the upload (two files of one name, no .cl file) goes to the
 # grader as --note, so it is at the top of the results.
 set -uo pipefail
@@ -138,11 +141,22 @@ esac
 note_args=() joined=
 for n in "${notes[@]}"; do joined+=${joined:+; }$n; done
 [ -z "$joined" ] || note_args=(--note "$joined")
+# The course's draw key, never on a command line (a file of ours, mode 0600); none: the grader
+# draws with a fresh random key (its gradebook here is a scratch one).
+key_args=()
+if [ -n "${SYNCLAB_DRAW_KEY_FILE:-}" ]; then
+  key_args=(--draw-key-file "$SYNCLAB_DRAW_KEY_FILE")
+elif [ -n "${SYNCLAB_DRAW_KEY:-}" ]; then
+  (umask 077 && printf '%s\n' "$SYNCLAB_DRAW_KEY" >"$work/draw-key")
+  key_args=(--draw-key-file "$work/draw-key")
+else
+  rm -f "$work/gradebook.csv.draw-key"
+fi
 # The grader stops itself at its budget; timeout only ends one that did not.
 grace=$(( budget >= 150 ? 15 : budget / 10 + 1 ))
 timeout -k 10 $((budget + grace)) "$grader" --kernels "$staged" --csv "$work/gradebook.csv" \
   --junit "$work/junit" "--$format" "$results" --timeout 30 --budget "$budget" \
-  ${note_args[@]+"${note_args[@]}"} "$@" >"$work/log" 2>&1
+  ${note_args[@]+"${note_args[@]}"} ${key_args[@]+"${key_args[@]}"} "$@" >"$work/log" 2>&1
 rc=$?
 cat "$work/log"
 case $rc in

@@ -68,6 +68,14 @@ std::vector<grade::Recipe> labs_of(const Tree &t) {
 
 std::string kernels(const Tree &t, const std::string &which) { return t.source + "/" + which; }
 
+// The declaration with every drawn count at its high end (the longest runs, the most groups), or
+// its low end: each grading draws within.
+synclab::Declaration drawn_at(const grade::Recipe &lab, bool high) {
+    std::vector<unsigned> values;
+    for (const auto &w : lab.declaration.draws) values.push_back(high ? w.high : w.low);
+    return synclab::with_draws(lab.declaration, values);
+}
+
 // A usage error: exit 2, one line on stderr, the verdict says so.
 void check_one_line_error(const Outcome &o, const std::string &kind, const std::string &says) {
     CAPTURE(o.process.err);
@@ -91,7 +99,10 @@ void solutions_verify(const Tree &t, const grade::Recipe &lab) {
     for (const auto &dev : test::dynamic_devices()) {
         CAPTURE(lab.executable);
         CAPTURE(dev.name);
-        for (const auto &args : lab.declaration.grading) {
+        const synclab::Declaration d = drawn_at(lab, true);
+        auto runs = d.grading;  // and every drawn race check's twin: a grading may draw any
+        runs.insert(runs.end(), d.drawn_grading.begin(), d.drawn_grading.end());
+        for (const auto &args : runs) {
             std::vector<std::string> a{"--kernels", kernels(t, "solutions"), "--device", dev.spec()};
             a.insert(a.end(), args.begin(), args.end());
             const Outcome o = run(t, lab, a, grade::dynamic_run_env(lab.declaration));  // as graded
@@ -109,7 +120,8 @@ void starter_fails_its_todo(const Tree &t, const grade::Recipe &lab) {
         CAPTURE(lab.executable);
         CAPTURE(v.name);
         std::vector<std::string> a{"--kernels", kernels(t, "kernels"), "--variant", v.name};
-        a.insert(a.end(), lab.declaration.grading.front().begin(), lab.declaration.grading.front().end());
+        const auto first = drawn_at(lab, false).grading.front();
+        a.insert(a.end(), first.begin(), first.end());
         const Outcome o = run(t, lab, a, grade::dynamic_run_env(lab.declaration));  // as graded
         CAPTURE(o.process.out);
         CAPTURE(o.process.err);
@@ -186,8 +198,9 @@ RaceCheck race_check(const Tree &t, const grade::Recipe &lab, const std::string 
 
 // The declared race checks, then every member of the drawn set: a grading may draw any of them.
 std::vector<std::vector<std::string>> every_race_check(const grade::Recipe &lab) {
-    auto shapes = lab.declaration.race_checks;
-    shapes.insert(shapes.end(), lab.declaration.drawn_checks.begin(), lab.declaration.drawn_checks.end());
+    const synclab::Declaration d = drawn_at(lab, true);
+    auto shapes = d.race_checks;
+    shapes.insert(shapes.end(), d.drawn_checks.begin(), d.drawn_checks.end());
     return shapes;
 }
 
@@ -344,7 +357,7 @@ TEST_CASE("a fixture the declared race checks miss is found by every drawn membe
             REQUIRE(by_file.count(file.path().filename().string()));
             const grade::Recipe &lab = by_file.at(file.path().filename().string());
             const std::string dir = file.path().parent_path().string();
-            CHECK(kind_of(race_check(t, lab, dir, graded_variants(lab), lab.declaration.race_checks)) == "pass");
+            CHECK(kind_of(race_check(t, lab, dir, graded_variants(lab), drawn_at(lab, true).race_checks)) == "pass");
             for (const auto &member : lab.declaration.drawn_checks) {
                 CAPTURE(member);
                 CHECK(e.kinds.count(kind_of(race_check(t, lab, dir, graded_variants(lab), {member}))) == 1);
@@ -371,7 +384,9 @@ TEST_CASE("every handout's grading section lists its lab's grading runs and race
         for (const auto &args : lab.declaration.grading) block += line(args) + "\n";
         CHECK_MESSAGE(section.find("```\n" + block + "```") != std::string::npos,
                       "the grading runs, one per line:\n" << block);
-        for (const auto &shape : every_race_check(lab)) {  // as Markdown code
+        auto declared = lab.declaration.race_checks;  // as declared: {name} where a count is drawn
+        declared.insert(declared.end(), lab.declaration.drawn_checks.begin(), lab.declaration.drawn_checks.end());
+        for (const auto &shape : declared) {  // as Markdown code
             std::string flat = section;
             std::replace(flat.begin(), flat.end(), '\n', ' ');
             CHECK_MESSAGE(flat.find("--device oclgrind " + line(shape) + "`") != std::string::npos,

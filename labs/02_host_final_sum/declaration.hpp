@@ -16,8 +16,16 @@ inline const synclab::Declaration kLab{
                 {"--exact", "-n", "50", "--wg", "64"},
                 {"--exact", "-n", "4099", "--wg", "1"},
                 {"--exact", "-n", "5003", "--wg", "1024"}},
-    .race_checks = {{"-n", "1000", "--wg", "64"}},
-    .drawn_checks = {{"-n", "333", "--wg", "128"},
-                     {"-n", "77", "--wg", "16"},
-                     {"-n", "199", "--wg", "32"}},
+    // Each grading shape again on Oclgrind at a small n: several groups at the default size, one
+    // part-filled group, the smallest groups and the largest.
+    .race_checks = {{"--exact", "-n", "600"},
+                    {"--exact", "-n", "50", "--wg", "64"},
+                    {"--exact", "-n", "9", "--wg", "1"},
+                    {"--exact", "-n", "1500", "--wg", "1024"}},
+    .drawn_checks = {{"--exact", "-n", "333", "--wg", "128"},
+                     {"--exact", "-n", "77", "--wg", "16"},
+                     {"--exact", "-n", "199", "--wg", "32"}},
+    .drawn_grading = {{"--exact", "-n", "333", "--wg", "128"},
+                      {"--exact", "-n", "77", "--wg", "16"},
+                      {"--exact", "-n", "199", "--wg", "32"}},
 };

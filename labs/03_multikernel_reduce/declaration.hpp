@@ -14,13 +14,20 @@ inline const synclab::Declaration kLab{
     // of which fills its last group, n = 1, n below the group size, and groups from the smallest
     // (2: twelve passes) to 1024.
     .grading = {{"--exact", "-n", "1000003", "--wg", "64", "--trials", "2"},
-                {"--exact", "-n", "1"},
+                {"--exact", "-n", "1", "--wg", "64"},
                 {"--exact", "-n", "50", "--wg", "64"},
                 {"--exact", "-n", "3001", "--wg", "2"},
                 {"--exact", "-n", "300007", "--wg", "1024"}},
-    // Three passes over small groups: a race in either kernel shows in one launch on Oclgrind.
-    .race_checks = {{"-n", "1000", "--wg", "16"}},
-    .drawn_checks = {{"-n", "333", "--wg", "32"},
-                     {"-n", "161", "--wg", "8"},
-                     {"-n", "500", "--wg", "64"}},
+    // Each grading shape again on Oclgrind at a small n (a race in either kernel shows in one
+    // launch): several passes, one part-filled group, the smallest groups and the largest.
+    .race_checks = {{"--exact", "-n", "1000", "--wg", "64"},
+                    {"--exact", "-n", "50", "--wg", "64"},
+                    {"--exact", "-n", "31", "--wg", "2"},
+                    {"--exact", "-n", "1500", "--wg", "1024"}},
+    .drawn_checks = {{"--exact", "-n", "333", "--wg", "32"},
+                     {"--exact", "-n", "161", "--wg", "8"},
+                     {"--exact", "-n", "500", "--wg", "16"}},
+    .drawn_grading = {{"--exact", "-n", "333", "--wg", "32"},
+                      {"--exact", "-n", "161", "--wg", "8"},
+                      {"--exact", "-n", "500", "--wg", "16"}},
 };

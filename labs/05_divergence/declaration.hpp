@@ -20,11 +20,18 @@ inline const synclab::Declaration kLab{
                 {"-n", "3072", "--iters", "4", "-k", "32", "--simd", "64", "--wg", "192"},
                 {"-n", "4104", "--iters", "16", "-k", "5", "--simd", "8", "--wg", "24"},
                 {"-n", "1000", "--iters", "4", "-k", "3", "--simd", "1", "--wg", "1"}},
-    // Each work-item may touch only in[i] and out[i]: Oclgrind checks every index.
-    .race_checks = {{"-n", "64", "--wg", "32", "--iters", "2", "-k", "3"}},
-    .drawn_checks = {{"-n", "120", "--wg", "24", "--iters", "2", "-k", "5", "--simd", "8"},
+    // Each work-item may touch only in[i] and out[i]: Oclgrind checks every index, in each
+    // grading shape at a small n.
+    .race_checks = {{"-n", "320", "--iters", "2"},
+                    {"-n", "384", "--iters", "2", "-k", "32", "--simd", "64", "--wg", "192"},
+                    {"-n", "72", "--iters", "2", "-k", "5", "--simd", "8", "--wg", "24"},
+                    {"-n", "10", "--iters", "2", "-k", "3", "--simd", "1", "--wg", "1"}},
+    .drawn_checks = {{"-n", "200", "--wg", "40", "--iters", "2", "-k", "5", "--simd", "8"},
                      {"-n", "80", "--wg", "16", "--iters", "2", "-k", "3", "--simd", "16"},
                      {"-n", "112", "--wg", "16", "--iters", "2", "-k", "4", "--simd", "4"}},
+    .drawn_grading = {{"-n", "200", "--wg", "40", "--iters", "2", "-k", "5", "--simd", "8"},
+                      {"-n", "80", "--wg", "16", "--iters", "2", "-k", "3", "--simd", "16"},
+                      {"-n", "112", "--wg", "16", "--iters", "2", "-k", "4", "--simd", "4"}},
     .options =
         [](cxxopts::Options &p) {
             p.add_options()

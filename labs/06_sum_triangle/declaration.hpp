@@ -26,11 +26,18 @@ inline const synclab::Declaration kLab{
                 {"-n", "200", "--wg", "64"},
                 {"-n", "777", "--wg", "5"},
                 {"-n", "1024", "--wg", "1024"}},
-    // 37 columns: two warps' worth in one group; three groups of 16 for the groups variant.
-    .race_checks = {{"-n", "37", "--wg", "16"}},
+    // Each grading shape again on Oclgrind, at a small N where the grading's is large.
+    .race_checks = {{"-n", "11"},
+                    {"-n", "1", "--wg", "1"},
+                    {"-n", "100", "--wg", "64"},
+                    {"-n", "23", "--wg", "5"},
+                    {"-n", "100", "--wg", "1024"}},
     .drawn_checks = {{"-n", "29", "--wg", "8"},
                      {"-n", "45", "--wg", "4"},
                      {"-n", "70", "--wg", "12"}},
+    .drawn_grading = {{"-n", "29", "--wg", "8"},
+                      {"-n", "45", "--wg", "4"},
+                      {"-n", "70", "--wg", "12"}},
     .options =
         [](cxxopts::Options &p) {
             p.add_options()

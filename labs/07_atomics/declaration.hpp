@@ -36,18 +36,29 @@ inline const synclab::Declaration kLab{
                  {.name = "syncreduce", .kernels = {"syncCount"}, .todo = true},
                  {.name = "syncreduce_builtin", .kernels = {"syncCountBuiltin"}, .todo = true,
                   .graded = false}},
-    // --exact: the float sums of whole numbers, compared exactly. Two to five groups, and
-    // work-groups of 1, 256 and 1024: nothing may assume the default 256 or many groups. Each
-    // work-group size is a compile of every kernel on POCL, so three sizes, not more.
-    .grading = {{"--exact", "--trials", "3", "--groups", "5"},
+    // --exact: the float sums of whole numbers, compared exactly, here and on Oclgrind alike.
+    // Two groups to a drawn count past 8 ({groups}), and work-groups of 1, 16, 256 and 1024:
+    // nothing may assume the default 256 or a number of groups.
+    .grading = {{"--exact", "--trials", "3", "--groups", "{groups}"},
                 {"--exact", "--trials", "2", "--groups", "3", "--wg", "1"},
-                {"--exact", "--trials", "2", "--groups", "2", "--wg", "1024", "--iters", "8"}},
+                {"--exact", "--trials", "2", "--groups", "2", "--wg", "1024", "--iters", "8"},
+                {"--exact", "--groups", "3", "--wg", "16", "--iters", "4"}},
     // On Oclgrind each trial is a launch in its own schedule (--schedule): 32 of them interleave
-    // the countdown's last two arrivals in every grading (docs/grading.md, "Schedules").
-    .race_checks = {{"--groups", "3", "--wg", "16", "--iters", "4", "--trials", "32"}},
-    .drawn_checks = {{"--groups", "5", "--wg", "8", "--iters", "3", "--trials", "8", "--oclgrind-threads", "5"},
-                     {"--groups", "6", "--wg", "4", "--iters", "3", "--trials", "8", "--oclgrind-threads", "6"},
-                     {"--groups", "7", "--wg", "2", "--iters", "3", "--trials", "8", "--oclgrind-threads", "7"}},
+    // the countdown's last two arrivals in every grading (docs/grading.md, "Schedules"). Then
+    // the drawn count of groups, every one running at once (a worker each), and each other
+    // grading shape.
+    .race_checks = {{"--exact", "--groups", "3", "--wg", "16", "--iters", "4", "--trials", "32"},
+                    {"--exact", "--groups", "{groups}", "--wg", "1", "--iters", "3", "--trials", "2",
+                     "--oclgrind-threads", "{groups}"},
+                    {"--exact", "--groups", "2"},
+                    {"--exact", "--groups", "2", "--wg", "1024", "--iters", "2"}},
+    .drawn_checks = {{"--exact", "--groups", "5", "--wg", "8", "--iters", "3", "--trials", "8", "--oclgrind-threads", "5"},
+                     {"--exact", "--groups", "6", "--wg", "4", "--iters", "3", "--trials", "8", "--oclgrind-threads", "6"},
+                     {"--exact", "--groups", "7", "--wg", "2", "--iters", "3", "--trials", "8", "--oclgrind-threads", "7"}},
+    .drawn_grading = {{"--exact", "--groups", "5", "--wg", "8", "--iters", "3"},
+                      {"--exact", "--groups", "6", "--wg", "4", "--iters", "3"},
+                      {"--exact", "--groups", "7", "--wg", "2", "--iters", "3"}},
+    .draws = {{.name = "groups", .low = 9, .high = 16}},
     .oclgrind_groups = 4,  // groups that wait for one another meet; hbcheck judges their fences
     // Stress schedules: the lock and the family's countdown and append between groups of one
     // work-item each, so every group's first work-item runs the protocol (synclab/stress.hpp).

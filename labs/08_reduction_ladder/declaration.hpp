@@ -37,12 +37,19 @@ inline const synclab::Declaration kLab{
                 {"--exact", "-n", "4099", "--wg", "4", "--trials", "1"},
                 {"--exact", "-n", "70001", "--wg", "1024", "--groups", "5", "--layout",
                  "interleaved", "--trials", "1"}},
-    // n % 4 = 1: v7 has a tail to read (a whole float4 read there is 12 bytes past the end); small
-    // groups, so every rung makes two or more passes.
-    .race_checks = {{"-n", "1001", "--wg", "16", "--groups", "4"}},
-    .drawn_checks = {{"-n", "999", "--wg", "8", "--groups", "5", "--oclgrind-threads", "5"},
-                     {"-n", "777", "--wg", "32", "--groups", "6", "--oclgrind-threads", "6"},
-                     {"-n", "555", "--wg", "4", "--groups", "7", "--oclgrind-threads", "7"}},
+    // Each grading shape again on Oclgrind at a small n. n % 4 = 1 where it can: v7 has a tail to
+    // read (a whole float4 read there is 12 bytes past the end); small groups first, so every
+    // rung makes two or more passes.
+    .race_checks = {{"--exact", "-n", "1001", "--wg", "4", "--groups", "4"},
+                    {"--exact", "-n", "1001"},
+                    {"--exact", "-n", "1"},
+                    {"--exact", "-n", "2051", "--wg", "1024", "--groups", "2", "--layout", "interleaved"}},
+    .drawn_checks = {{"--exact", "-n", "999", "--wg", "8", "--groups", "5", "--oclgrind-threads", "5"},
+                     {"--exact", "-n", "777", "--wg", "32", "--groups", "6", "--oclgrind-threads", "6"},
+                     {"--exact", "-n", "555", "--wg", "64", "--groups", "7", "--oclgrind-threads", "7"}},
+    .drawn_grading = {{"--exact", "-n", "999", "--wg", "8", "--groups", "5", "--trials", "1"},
+                      {"--exact", "-n", "777", "--wg", "32", "--groups", "6", "--trials", "1"},
+                      {"--exact", "-n", "555", "--wg", "64", "--groups", "7", "--trials", "1"}},
     // Oclgrind 21.10's uninitialised-value check crashes on float4 loads (v7): only it is off.
     .oclgrind_off = {"uninitialized"},
     .build_per_size = true,  // -D WG

@@ -23,12 +23,14 @@ inline const synclab::Declaration kLab{
                  {.name = "bands", .kernels = {"jacobiBands"}, .todo = true, .graded = false}},
     // Grids that are and are not multiples of the block, 3x3 (one interior point), one 16x4
     // block alone (the default on a CPU), and blocks of 32x1 and 4x2 that catch a kernel
-    // with the block's size or shape written in. One shape per run: each run is a process, and
-    // POCL compiles every kernel for its shape.
-    .grading = {{"--grid", "67x45", "--wg", "32", "--sweeps", "20"},
+    // with the block's size or shape written in, and the race checks' 8x4. The first run's sweeps
+    // are drawn ({sweeps}, up to the lab's default on a GPU, 200), so no grid barrier can stop
+    // waiting after some sweep.
+    .grading = {{"--grid", "67x45", "--wg", "32", "--sweeps", "{sweeps}"},
                 {"--grid", "3x3", "--block", "4x2", "--sweeps", "5"},
                 {"--grid", "16x4", "--sweeps", "9"},
-                {"--grid", "37x29", "--block", "4x2", "--sweeps", "12"}},
+                {"--grid", "37x29", "--block", "4x2", "--sweeps", "12"},
+                {"--grid", "16x12", "--block", "8x4", "--sweeps", "7"}},
     // Four groups at once on Oclgrind (oclgrind_groups): discovery finds them, and hbcheck sees
     // them meet. First a grid of whole blocks, so edge work-items of a block sit on the grid's
     // last row and column (a halo load without its guard reads past the grid there); then a
@@ -36,13 +38,25 @@ inline const synclab::Declaration kLab{
     // divergence, which POCL meets as a crash).
     // Each trial a launch in its own schedule (--schedule), on the persistent sweep alone, whose
     // groups wait for one another.
+    // Then the long run: the drawn sweeps over a drawn count of groups past 8, in one seeded
+    // schedule (hbcheck judges every sweep's grid barrier; POCL stress is not needed for it),
+    // and the grading's other shapes at a small grid.
     .race_checks = {{"--grid", "16x12", "--block", "8x4", "--sweeps", "3"},
                     {"--grid", "13x7", "--block", "8x4", "--sweeps", "2"},
                     {"--grid", "16x12", "--block", "8x4", "--sweeps", "3", "--variant",
-                     "persistent", "--trials", "32"}},
+                     "persistent", "--trials", "32"},
+                    {"--grid", "13x7", "--block", "4x2", "--sweeps", "{sweeps}", "--variant",
+                     "persistent", "--trials", "1", "--oclgrind-threads", "{groups}"},
+                    {"--grid", "3x3", "--block", "4x2", "--sweeps", "2"},
+                    {"--grid", "16x4", "--sweeps", "2"},
+                    {"--grid", "67x5", "--wg", "32", "--sweeps", "2"}},
     .drawn_checks = {{"--grid", "17x9", "--block", "4x4", "--sweeps", "2", "--trials", "4", "--oclgrind-threads", "5"},
                      {"--grid", "23x10", "--block", "8x2", "--sweeps", "2", "--trials", "4", "--oclgrind-threads", "6"},
                      {"--grid", "9x13", "--block", "2x4", "--sweeps", "2", "--trials", "4", "--oclgrind-threads", "7"}},
+    .drawn_grading = {{"--grid", "17x9", "--block", "4x4", "--sweeps", "6"},
+                      {"--grid", "23x10", "--block", "8x2", "--sweeps", "6"},
+                      {"--grid", "9x13", "--block", "2x4", "--sweeps", "6"}},
+    .draws = {{.name = "sweeps", .low = 24, .high = 200}, {.name = "groups", .low = 9, .high = 16}},
     // Oclgrind 21.10's uninitialised-value check crashes on rows4's vload4 (as on lab 08's
     // float4 loads): only it is off. A tile read before it is loaded still shows as a wrong point.
     .oclgrind_off = {"uninitialized"},

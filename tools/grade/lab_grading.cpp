@@ -391,8 +391,16 @@ Result judge_other_profiles(Result r, const Recipe &recipe, const std::string &s
 }
 
 
-Result grade_lab(const Recipe &recipe, const std::string &student, const std::string &kernels_dir,
+Recipe submission_recipe(const Recipe &recipe, const std::string &kernels_dir, const Settings &s) {
+    std::string text, unread;  // a file that cannot be read draws as empty: it is graded missing
+    synclab::protocol::read_plain((fs::path(kernels_dir) / recipe.kernel_file).string(), kMaxSubmissionFile,
+                                  text, unread);
+    return drawn_recipe(recipe, s.draw_key, text);
+}
+
+Result grade_lab(const Recipe &declared, const std::string &student, const std::string &kernels_dir,
                  const Settings &s, const volatile int *stop, const std::string &job_dir) {
+    const Recipe recipe = submission_recipe(declared, kernels_dir, s);
     return judge_other_profiles(grade_one(recipe, student, kernels_dir, s, stop, job_dir, nullptr),
                                 recipe, student, kernels_dir, s, stop, job_dir);
 }

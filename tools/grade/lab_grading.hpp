@@ -17,6 +17,9 @@ struct Shared {
     double seconds = 0;  // the time of its runs in the shared process
 };
 
+// The recipe a submission is graded by (drawn_recipe): its counts and its drawn twin drawn by the
+// kernel file in kernels_dir, the lab and the settings' draw key.
+Recipe submission_recipe(const Recipe &recipe, const std::string &kernels_dir, const Settings &s);
 // grade_lab's work under the settings' profile alone; `shared`: its dynamic runs already made;
 // `defer_stress`: its stress schedules left to the caller (Kind::StressPending: everything before
 // them passed, and the row's reason says what).

@@ -23,17 +23,49 @@ Recipe recipe_of(const synclab::Declaration &d) {
     return r;
 }
 
+std::uint64_t draw_hash(const std::string &key, const std::string &lab, const std::string &kernel_text,
+                        const std::string &what) {
+    // The first 64 bits of SHA-256 over the key, the lab and the text (and what is drawn, for
+    // a count), each ended by a NUL (no key and text run together into another's).
+    std::string in = key + '\0' + lab + '\0' + kernel_text;
+    if (!what.empty()) in += std::string(1, '\0') + what;
+    return std::stoull(sha256_hex(in).substr(0, 16), nullptr, 16);
+}
+
+namespace {
+
+// Which member of the drawn sets this submission meets.
+std::size_t drawn_member(const Recipe &r, const std::string &key, const std::string &kernel_text) {
+    return draw_hash(key, r.id, kernel_text) % r.declaration.drawn_checks.size();
+}
+
+}  // namespace
+
 std::vector<std::vector<std::string>> race_checks_of(const Recipe &r, const std::string &key,
                                                      const std::string &kernel_text) {
     auto shapes = r.declaration.race_checks;
     const auto &drawn = r.declaration.drawn_checks;
     if (drawn.empty()) return shapes;
-    // The first 64 bits of SHA-256 over the key, the lab and the text, each ended by a NUL (no
-    // key and text run together into another's).
-    const std::string digest = sha256_hex(key + '\0' + r.id + '\0' + kernel_text);
-    const std::uint64_t h = std::stoull(digest.substr(0, 16), nullptr, 16);
-    shapes.push_back(drawn[h % drawn.size()]);
+    shapes.push_back(drawn[drawn_member(r, key, kernel_text)]);
     return shapes;
+}
+
+std::vector<unsigned> drawn_counts(const Recipe &r, const std::string &key, const std::string &kernel_text) {
+    std::vector<unsigned> out;
+    for (const auto &w : r.declaration.draws) {
+        const std::uint64_t span = std::uint64_t(w.high) - w.low + 1;
+        out.push_back(w.low + static_cast<unsigned>(draw_hash(key, r.id, kernel_text, w.name) % span));
+    }
+    return out;
+}
+
+Recipe drawn_recipe(const Recipe &r, const std::string &key, const std::string &kernel_text) {
+    Recipe out = r;
+    out.declaration = synclab::with_draws(r.declaration, drawn_counts(r, key, kernel_text));
+    const auto &twins = out.declaration.drawn_grading;
+    if (!twins.empty() && twins.size() == out.declaration.drawn_checks.size())
+        out.declaration.grading.push_back(twins[drawn_member(out, key, kernel_text)]);
+    return out;
 }
 
 std::vector<Recipe> discover_labs(const std::string &bin_dir, std::vector<std::string> *problems,

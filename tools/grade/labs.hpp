@@ -1,6 +1,7 @@
 // For the grader and the tests: the labs this build can grade, each read from its executable's
 // declaration (--describe), so no table of labs exists outside the labs themselves.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,15 @@ Recipe recipe_of(const synclab::Declaration &d);
 // key to itself keeps the draw from its students.
 std::vector<std::vector<std::string>> race_checks_of(const Recipe &r, const std::string &key,
                                                      const std::string &kernel_text);
+
+// The hash behind every draw: 64 bits of SHA-256 over key, lab and text (and `what`, a count's name).
+std::uint64_t draw_hash(const std::string &key, const std::string &lab, const std::string &kernel_text,
+                        const std::string &what = "");
+// The counts one submission draws (Declaration::draws, in order), each from its range.
+std::vector<unsigned> drawn_counts(const Recipe &r, const std::string &key, const std::string &kernel_text);
+// The recipe one submission is graded by: its draws' `{name}`s replaced by the drawn counts, and
+// the drawn race check's twin (drawn_grading) added to its grading runs, last.
+Recipe drawn_recipe(const Recipe &r, const std::string &key, const std::string &kernel_text);
 
 // Every lab executable in bin_dir (lab[0-9][0-9]_*) that describes itself, in id order. A lab
 // that cannot is left out, with one line of why added to *problems.

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "catalog.hpp"      // labs
+#include "draw_key.hpp"     // the draws' key
 #include "merge.hpp"        // --merge
 #include "options.hpp"      // options
 #include "plan.hpp"         // plan
@@ -107,6 +108,9 @@ int run(int argc, char **argv) {
     const grade::Outputs out =
         grade::check_outputs({opt.csv, opt.junit, opt.gradescope, opt.prairielearn}, subs);
     grade::Settings settings = grade::device_settings(opt, catalog.bin, icd_vendors);
+    const grade::DrawKey key = grade::choose_draw_key(opt.draw_key, opt.draw_key_file, out.csv);
+    settings.draw_key = key.key;
+    if (!key.note.empty()) std::cout << key.note << "\n";
     // A class refused for want of a sandbox is refused before its gradebook is touched.
     grade::check_sandbox(settings, opt);
 

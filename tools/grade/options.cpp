@@ -66,8 +66,9 @@ grader can (SYNCLAB_GRADE_SANDBOX=off turns it off for --kernels). Each lab's ru
      out-of-bounds and uninitialized accesses: any of them fails the lab, told in one line
      (what, kernel, file:line, likely fix). Skipped, and said so in every row, when Oclgrind
      is not installed (or with --quick / --no-oclgrind). Labs whose groups meet (07, 08, 09,
-     10) also need hbcheck, the fence check between work-groups: where it is missing the
-     grading is refused (exit 2), or with --no-hbcheck those labs fail as not checked;
+     10) also need hbcheck, the fence check between work-groups: where it or Oclgrind is
+     missing the grading is refused (exit 2); with --no-hbcheck, --no-oclgrind or --quick
+     those labs never pass (error: not judged);
   3. stress schedules, for labs whose work-groups wait for one another (07, 09, 10): the lab
      runs its protocols again, each schedule with delays injected at its atomics and fences
      (--stress N schedules; --no-stress or --quick: none). A wrong answer under one fails the
@@ -81,17 +82,21 @@ written (default: gradebook.csv and junit/); with --kernels nothing is written u
 (--csv, --junit, --gradescope, --prairielearn): a student grading their own checkout finds it
 as it was, and every run grades afresh.
   --csv FILE       the gradebook: student,lab,grade,kind,reason,seconds,points,max_points,
-                   files_sha256 (a name or reason that a spreadsheet would run as a formula,
+                   files_sha256,judged_by (what judged the row: its checks, device, the draw
+                   key's digest, the grader's version; a name or reason that a spreadsheet
+                   would run as a formula,
                    = + - @ first, gets a ' first); after each student's labs, a row whose lab
                    is "total": the points earned of the most. Each row holds the SHA-256 of
                    the files it graded. It is locked while a grader writes it (a second one is
                    refused), each row is written and synced as soon as it is known, and rows
-                   already there are kept: add --resume to grade only the rest and every
-                   student whose files changed, --students A,B to grade those again, or
+                   already there are kept: add --resume to grade only the rest, every
+                   student whose files changed and every row that is an error or was judged
+                   by weaker checks than this run's, --students A,B to grade those again, or
                    --restart to empty it first
   --junit DIR      DIR/<student>.xml, JUnit XML (one testcase per lab), as CI autograders
-                   such as GitHub Classroom read; characters other than A-Z a-z 0-9 . _ -
-                   become _, and names that then clash get -2, -3, ...
+                   such as GitHub Classroom read; the name is the folder's alone: characters
+                   other than A-Z a-z 0-9 . _ - and UTF-8 letters become _, and a name not
+                   plain lower-case ASCII gets + and 10 hex digits of its SHA-256
   --gradescope FILE    with --kernels: Gradescope's results.json (score, one test per lab
                    with its reason); written at the start as "not finished", then whole
   --prairielearn FILE  with --kernels: PrairieLearn's external-grader results.json (score
@@ -121,8 +126,9 @@ A class beyond one machine: --shard I/N grades the students at sorted positions 
 gradebook-I-of-N.csv) and one --junit folder for all (each student has a file of its own).
 Then --merge joins the shards' gradebooks, each finished, into one:
   synclab-grade --merge --csv gradebook.csv gradebook-1-of-3.csv gradebook-2-of-3.csv gradebook-3-of-3.csv
-A student in two of them, a shard not finished (a student with no total row) or shards that
-graded different labs are refused (exit 2); the rows are in student, lab order as one run's.
+A student in two of them, a shard not finished (a student with no total row), shards that
+graded different labs or under other settings (their rows' judged_by), and a shard missing are
+refused (exit 2); the rows are in student, lab order as one run's.
 
 Examples:
   synclab-grade --kernels kernels --labs 01
@@ -167,9 +173,12 @@ void add_options(cxxopts::Options &parser) {
          cxxopts::value<std::string>(), "MIB")
         ("seed", "random seed for every run (0: fresh inputs every run)",
          cxxopts::value<std::string>()->default_value("0"), "N")
-        ("draw-key", "the key of each lab's drawn race check, with the handed-in kernel's text "
-                     "(default: the --seed); a course that keeps it to itself keeps the draw from "
-                     "its students", cxxopts::value<std::string>(), "TEXT")
+        ("draw-key", "the key of each lab's drawn race check and counts, with the handed-in "
+                     "kernel's text (default: the key file beside --csv, FILE.draw-key, made once "
+                     "with a random key; without --csv a fresh random key)",
+         cxxopts::value<std::string>(), "TEXT")
+        ("draw-key-file", "read the draw key from the first line of FILE",
+         cxxopts::value<std::string>(), "FILE")
         ("j,jobs", "labs graded at once (default: the CPUs this process may use: its affinity and its cgroup's quota)",
          cxxopts::value<std::string>(), "N")
         ("csv", "gradebook CSV file (default with --class: gradebook.csv; with --kernels: none)",
@@ -237,6 +246,7 @@ Options read_options(const cxxopts::ParseResult &o) {
     if (opt.has_memory) opt.memory_text = o["memory"].as<std::string>();
     opt.seed_text = o["seed"].as<std::string>();
     if (o.count("draw-key")) opt.draw_key = o["draw-key"].as<std::string>();
+    if (o.count("draw-key-file")) opt.draw_key_file = o["draw-key-file"].as<std::string>();
     opt.has_jobs = o.count("jobs") > 0;
     if (opt.has_jobs) opt.jobs_text = o["jobs"].as<std::string>();
     for (auto [name, to] : {std::pair{"csv", &opt.csv}, std::pair{"junit", &opt.junit},
@@ -384,8 +394,9 @@ void check_options(Options &o) {
     if (!std::regex_match(o.seed_text, std::regex("[0-9]{1,19}")))
         throw UsageError("--seed '" + o.seed_text + "' is not a whole number (e.g. --seed 11)");
     o.seed = std::stoull(o.seed_text);
-    if (o.draw_key.empty()) o.draw_key = std::to_string(o.seed);
-    else if (o.draw_key.size() > 256 || o.draw_key.find_first_of("\n\r") != std::string::npos)
+    if (!o.draw_key.empty() && !o.draw_key_file.empty())
+        throw UsageError("--draw-key and --draw-key-file both give the key: give one");
+    if (o.draw_key.size() > 256 || o.draw_key.find_first_of("\n\r") != std::string::npos)
         throw UsageError("--draw-key is one line of at most 256 characters (e.g. --draw-key 'course 2026')");
     o.jobs = synclab::usable_cpus();
     if (o.has_jobs)

@@ -50,7 +50,8 @@ struct Options {
     double timeout = 60;
     std::size_t memory_mib = 4096;
     std::uint64_t seed = 0;
-    std::string draw_key;  // --draw-key, else the --seed's digits
+    std::string draw_key;       // --draw-key (empty: see choose_draw_key)
+    std::string draw_key_file;  // --draw-key-file
     unsigned jobs = 1;
     unsigned stress = 0;  // --stress N: schedules per lab that declares them (0: its own number)
     double budget = 0;    // --budget S (0: none)

@@ -208,9 +208,14 @@ void stress_together(const std::vector<const Recipe *> &recipes, std::vector<Res
 
 }  // namespace
 
-std::vector<Result> grade_labs(const std::vector<const Recipe *> &recipes, const std::string &student,
+std::vector<Result> grade_labs(const std::vector<const Recipe *> &declared, const std::string &student,
                                const std::string &kernels_dir, const Settings &s,
                                const volatile int *stop, const std::string &job_dir) {
+    // Each lab as this submission draws it: its counts and its drawn twin run.
+    std::vector<Recipe> drawn;
+    for (const Recipe *r : declared) drawn.push_back(submission_recipe(*r, kernels_dir, s));
+    std::vector<const Recipe *> recipes;
+    for (const Recipe &r : drawn) recipes.push_back(&r);
     std::vector<std::optional<Shared>> shared(recipes.size());
     std::map<std::size_t, std::vector<std::string>> staged_files;  // each runner lab's, sorted
     if (!s.runner_labs.empty() && s.devices.size() == 1) {

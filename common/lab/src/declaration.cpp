@@ -49,6 +49,9 @@ void describe(std::ostream &os, const Declaration &d) {
     for (const auto &run : d.grading) os << "grade\t" << joined(run, '\t') << "\n";
     for (const auto &check : d.race_checks) os << "race\t" << joined(check, '\t') << "\n";
     for (const auto &check : d.drawn_checks) os << "drawn\t" << joined(check, '\t') << "\n";
+    for (const auto &run : d.drawn_grading) os << "drawn-grade\t" << joined(run, '\t') << "\n";
+    for (const auto &w : d.draws)
+        os << "draw\t" << one_field(w.name) << "\t" << w.low << "\t" << w.high << "\n";
     if (!d.race_check_skipped.empty())
         os << "race-skipped\t" << one_field(d.race_check_skipped) << "\n";
     for (const auto &c : d.oclgrind_off) os << "oclgrind-off\t" << one_field(c) << "\n";
@@ -65,6 +68,13 @@ void describe(std::ostream &os, const Declaration &d) {
         os << "\n";
     }
     if (d.points != 1) os << "points\t" << d.points << "\n";
+}
+
+// A whole number of at most 9 digits, or false.
+static bool count_field(const std::string &s, unsigned &out) {
+    if (s.empty() || s.size() > 9 || !std::all_of(s.begin(), s.end(), ::isdigit)) return false;
+    out = static_cast<unsigned>(std::stoul(s));
+    return true;
 }
 
 static std::vector<std::string> split(const std::string &s, char sep) {
@@ -117,6 +127,13 @@ Declaration parse_description(const std::string &text) {
             d.race_checks.push_back(rest);
         } else if (f[0] == "drawn") {
             d.drawn_checks.push_back(rest);
+        } else if (f[0] == "drawn-grade") {
+            d.drawn_grading.push_back(rest);
+        } else if (f[0] == "draw" && f.size() == 4) {
+            Draw w{f[1]};
+            if (f[1].empty() || !count_field(f[2], w.low) || !count_field(f[3], w.high) || w.low > w.high)
+                throw bad("a draw is NAME LOW HIGH, whole numbers with LOW <= HIGH");
+            d.draws.push_back(w);
         } else if (f[0] == "race-skipped" && f.size() == 2) {
             d.race_check_skipped = f[1];
         } else if (f[0] == "oclgrind-off" && f.size() == 2) {
@@ -140,10 +157,56 @@ Declaration parse_description(const std::string &text) {
         }
     }
     if (number == 0) throw bad("empty");
+    if (const auto missing = undeclared_draws(d); !missing.empty())
+        throw bad("'" + missing.front() + "' is in an argument, and no draw declares it");
+    if (!d.drawn_grading.empty() && d.drawn_grading.size() != d.drawn_checks.size())
+        throw bad("drawn-grade lines pair with drawn lines: give as many of each");
     if (d.dir.size() < 4 || !std::isdigit(static_cast<unsigned char>(d.dir[0])) ||
         !std::isdigit(static_cast<unsigned char>(d.dir[1])) || d.dir[2] != '_')
         throw bad("no lab folder name of the form NN_topic");
     return d;
+}
+
+namespace {
+
+// Every argument list a draw may reach.
+template <class D, class F> void each_args(D &d, F f) {
+    for (auto *sets : {&d.grading, &d.race_checks, &d.drawn_checks, &d.drawn_grading})
+        for (auto &args : *sets) f(args);
+    f(d.stress_args);
+}
+
+}  // namespace
+
+Declaration with_draws(const Declaration &d, const std::vector<unsigned> &values) {
+    Declaration out = d;
+    each_args(out, [&](Args &args) {
+        for (auto &a : args)
+            for (std::size_t i = 0; i < d.draws.size() && i < values.size(); ++i) {
+                const std::string token = "{" + d.draws[i].name + "}";
+                for (std::size_t at; (at = a.find(token)) != std::string::npos;)
+                    a.replace(at, token.size(), std::to_string(values[i]));
+            }
+    });
+    out.draws.clear();
+    return out;
+}
+
+std::vector<std::string> undeclared_draws(const Declaration &d) {
+    std::vector<std::string> out;
+    each_args(d, [&](const Args &args) {
+        for (const auto &a : args)
+            for (std::size_t open = a.find('{'); open != std::string::npos; open = a.find('{', open + 1)) {
+                const std::size_t close = a.find('}', open);
+                if (close == std::string::npos) break;
+                const std::string name = a.substr(open + 1, close - open - 1);
+                const bool declared = std::any_of(d.draws.begin(), d.draws.end(),
+                                                  [&](const Draw &w) { return w.name == name; });
+                if (!declared && std::find(out.begin(), out.end(), "{" + name + "}") == out.end())
+                    out.push_back("{" + name + "}");
+            }
+    });
+    return out;
 }
 
 }  // namespace synclab

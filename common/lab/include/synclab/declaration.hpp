@@ -25,6 +25,15 @@ struct Variant {
 
 using Args = std::vector<std::string>;
 
+// A count a grading draws for each submission, by the hash that draws its race-check member (the
+// kernel's text, the lab, the grader's key): `{name}` inside any argument of `grading`,
+// `race_checks`, `drawn_checks`, `drawn_grading` or `stress_args` becomes a whole number from
+// `low` to `high`. A kernel cannot wait the checks out: it does not know which count it meets.
+struct Draw {
+    std::string name;  // "steps": the arguments say {steps}
+    unsigned low = 0, high = 0;
+};
+
 struct Declaration {
     // The lab's folder name, e.g. "01_workgroup_reduce": write `.dir = SYNCLAB_LAB_DIR`, which
     // the build sets from the folder, so a copied folder is a new lab with nothing renamed.
@@ -46,6 +55,12 @@ struct Declaration {
     // and its --draw-key, so a grade is a function of the submission; --describe lists the set,
     // not the member one grading draws.
     std::vector<Args> drawn_checks = {};
+    // Each member's twin on the grading device: the same shape (work-group size, one group or
+    // several) and inputs, run beside the dynamic runs; member k of drawn_checks draws member k of
+    // this (one of each, or none: then the set is empty).
+    std::vector<Args> drawn_grading = {};
+    // Counts drawn per submission (Draw): steps, sweeps, groups.
+    std::vector<Draw> draws = {};
     std::string race_check_skipped = {};
     // Oclgrind checks the race check turns off (OCLGRIND_<NAME>=0), e.g. "uninitialized".
     std::vector<std::string> oclgrind_off = {};
@@ -107,6 +122,8 @@ inline const char *pocl_work_group_specialization(const Declaration &d) {
 //   grade <arg> <arg> ...          one line per grading run
 //   race <arg> ...                 the race check's arguments (absent: none)
 //   drawn <arg> ...                a member of the set one race check is drawn from
+//   drawn-grade <arg> ...          the same member's run on the grading device (paired in order)
+//   draw <name> <low> <high>       {name} in any argument: a count drawn from low to high
 //   race-skipped <why>
 //   oclgrind-off <check>
 //   build-per-size                 its build options change with the grading sizes (-D)
@@ -117,5 +134,11 @@ constexpr int kContractVersion = 1;
 void describe(std::ostream &os, const Declaration &d);
 // Reads what describe() wrote; throws std::runtime_error naming the bad line.
 Declaration parse_description(const std::string &text);
+
+// The declaration with each draw's `{name}` replaced by values[i] (one per draw, in order) in every
+// argument list that may hold one; its draws are then empty.
+Declaration with_draws(const Declaration &d, const std::vector<unsigned> &values);
+// Every `{name}` an argument of the declaration holds that no draw declares (empty: none).
+std::vector<std::string> undeclared_draws(const Declaration &d);
 
 }  // namespace synclab
