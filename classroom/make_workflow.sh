@@ -15,7 +15,9 @@
 #   (about 8 minutes), for a course with no image registry.
 # --grader: the synclab-grade that lists the labs (default: this checkout's build/).
 # --labs and --points choose the steps and their max-score; every other option is added to each
-# step's command. -o: the file to write (default: standard output).
+# step's command. -o: the file to write (default: standard output). This script's options come
+# before the grader's: one after them, an option each step sets itself (--csv, --junit, --kernels,
+# ...) or one the grader does not know is refused (exit 2), never written into every step.
 # classroom/workflow.yml and classroom/workflow-build.yml are this script's output with no options.
 set -euo pipefail
 here=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
@@ -38,7 +40,12 @@ case $image in *[!A-Za-z0-9./:@_-]* | '')
 esac
 [ -x "$grader" ] || { echo "make_workflow.sh: no grader at $grader: build synclab first, or give --grader FILE" >&2; exit 2; }
 
-# --labs and --points shape the list; the rest goes to every step.
+# The grader's own options, from its --help: a word that is none of them would fail every step.
+known=" $("$grader" --help 2>/dev/null | grep -o -- '--[a-z][a-z-]*' | tr '\n' ' ') -j -h "
+
+# --labs and --points shape the list; the rest goes to every step. This script's own options come
+# first: one given among the grader's would be written into every step (and fail it), and so would
+# an option each step sets itself.
 list=() rest=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -46,9 +53,22 @@ while [ $# -gt 0 ]; do
       [ $# -ge 2 ] || { echo "make_workflow.sh: $1 needs a value" >&2; exit 2; }
       list+=("$1" "$2"); shift 2 ;;
     --labs=* | --points=*) list+=("$1"); shift ;;
+    -o | -o* | --grader | --grader=* | --image | --image=* | --build)
+      echo "make_workflow.sh: $1 is this script's option, given among the grader's options after '${rest[0]:-${list[0]}}': it would go into every step's command; give it before them" >&2
+      exit 2 ;;
+    --kernels* | --class* | --csv* | --junit* | --resume | --restart | --students* | --shard* | \
+    --merge | --gradescope | --gradescope=* | --prairielearn* | --list-labs | --help | -h)
+      echo "make_workflow.sh: ${1%%=*} is set by each step itself or has no place in one (each step grades submission/ into results/): leave it out" >&2
+      exit 2 ;;
     *) case $1 in *[!A-Za-z0-9.,=_/-]*)
          echo "make_workflow.sh: option '$1' has a character a workflow's command would mangle" >&2
          exit 2 ;;
+       esac
+       case $1 in -j*) ;; -*)
+         case $known in *" ${1%%=*} "*) ;; *)
+           echo "make_workflow.sh: $1 is no option of $grader (see its --help): every step would fail" >&2
+           exit 2 ;;
+         esac ;;
        esac
        rest+=("$1"); shift ;;
   esac

@@ -1,7 +1,7 @@
 // The same grade wherever the grader runs: where hbcheck, the fence check between work-groups, is
 // missing (SYNCLAB_HBCHECK naming an empty folder's plugin, or a file Oclgrind cannot load), a
 // lab whose groups meet is never a pass: the grading is refused, or with --no-hbcheck the row
-// fails. With hbcheck the same class grades as usual.
+// fails. With hbcheck the same class grades as usual, and --resume grades the failed rows again.
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -103,6 +103,25 @@ TEST_CASE("without hbcheck a fence bug is never a pass: the grading is refused, 
             CHECK(contains(row.reason, "not a pass"));
         }
     }
+
+    // The cause fixed (hbcheck found again): --resume grades the error rows again, each saying
+    // why; the fence bug then fails and the solution passes. Its twin: once judged, they stay.
+    if (!built) return;
+    const auto fixed = grade_class(dir, cls, "chosen.csv", {}, {"--resume"});
+    CAPTURE(fixed.out);
+    CHECK(fixed.exit_code == 1);
+    for (const char *student : {"bug", "right"})
+        CHECK(contains(fixed.out, std::string(student) + ": graded again: lab 07: its row is an error"));
+    auto rows = rows_by_student(dir / "chosen.csv");
+    CHECK(rows.at("bug").kind == grade::Kind::MemoryModel);
+    CHECK(rows.at("right").passed());
+    CHECK(contains(rows.at("right").judged_by, ";hbcheck=yes;"));
+    const auto kept = grade_class(dir, cls, "chosen.csv", {}, {"--resume"});
+    CAPTURE(kept.out);
+    CHECK(kept.exit_code == 1);
+    CHECK_FALSE(contains(kept.out, "graded again"));
+    rows = rows_by_student(dir / "chosen.csv");
+    CHECK(rows.at("right").passed());
 }
 
 }  // TEST_SUITE("grade")

@@ -4,11 +4,14 @@
 // JUnit reports or a platform's results, while UTF-8 text stays as it was.
 #include <doctest/doctest.h>
 
+#include <cctype>
+#include <filesystem>
 #include <optional>
 #include <set>
 #include <unistd.h>
 
 #include "grade/report.hpp"
+#include "grade/submission_files.hpp"  // sha256_hex
 #include "grade/text_escape.hpp"
 #include "grade_support.hpp"
 
@@ -102,6 +105,33 @@ TEST_CASE("a record's text keeps UTF-8, tabs and line breaks, and escapes contro
     CHECK(grade::shown_text("\xef\xbf\xbf", true) == "\\xef\\xbf\\xbf");
 }
 
+TEST_CASE("a JUnit file's name is its folder's alone: plain lower case as it is, any other readable with a hash of the exact name") {
+    CHECK(grade::file_name("alice") == "alice");
+    CHECK(grade::file_name("bob-2_x.y") == "bob-2_x.y");
+    // UTF-8 letters stay (no more "Zo__"); a name not plain lower-case ASCII gets '+' and 10 hex
+    // digits of its own SHA-256, so names a file system folds together (case, Unicode forms) do not.
+    const std::string zoe = grade::file_name("Zoë");
+    CHECK(zoe == "Zoë+" + grade::sha256_hex("Zoë").substr(0, 10));
+    CHECK(grade::file_name("学生") .rfind("学生+", 0) == 0);
+    const std::string nfd = "Zoe\xcc\x88";  // the same name in another Unicode form
+    CHECK(grade::file_name(nfd) != zoe);
+    // Unsafe characters become '_', and the hash keeps apart names the '_' would make one.
+    CHECK(grade::file_name("a b").rfind("a_b+", 0) == 0);
+    CHECK(grade::file_name("a/b").rfind("a_b+", 0) == 0);
+    CHECK(grade::file_name("a b") != grade::file_name("a/b"));
+    CHECK(grade::file_name("a b") != grade::file_name("a_b"));
+    CHECK(grade::file_name("esc\x1b[31m").rfind("esc__31m+", 0) == 0);
+    CHECK(grade::file_name(".hidden").rfind("_.hidden+", 0) == 0);
+    // Two names that differ only in case never share a file where case is ignored.
+    std::string ann = grade::file_name("Ann"), lower = grade::file_name("ann");
+    for (auto &c : ann) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    CHECK(lower == "ann");
+    CHECK(ann != lower);
+    // A name of 255 bytes still gives a file name a file system takes.
+    CHECK(grade::file_name(std::string(255, 'x')).size() + 4 <= 255);
+    CHECK(grade::file_name(std::string(254, 'x')) != grade::file_name(std::string(255, 'x')));
+}
+
 }  // TEST_SUITE("unit")
 
 TEST_SUITE("grade") {
@@ -169,7 +199,9 @@ TEST_CASE("every folder of a class gets its rows: a hidden or badly named one is
         ++reports;
     }
     CHECK(reports == static_cast<int>(want.size()));
-    CHECK(contains(read_file(junit + "/esc__31m.xml"), "<testsuite name=\"esc\\x1b[31m\""));
+    CHECK(contains(read_file(junit + "/" + grade::file_name("esc\x1b[31m") + ".xml"),
+                   "<testsuite name=\"esc\\x1b[31m\""));
+    CHECK(fs::exists(junit + "/" + grade::file_name("Zoë") + ".xml"));
 
     // --resume finds every row again, escaped names too: nothing graded twice or added.
     std::vector<std::string> again_args = args;
@@ -255,6 +287,43 @@ TEST_CASE("a kernel that prints bytes that are not UTF-8 and control bytes leave
         CHECK(contains(json, "Zoë says ✓"));
         if (const auto ok = well_formed(test::source(schema), file)) CHECK(*ok);
     }
+}
+
+// "a b" and "a_b" once shared a name's file by who else was in the class: with a_b gone, "a b"
+// took a_b.xml and wrote over the leaver's report.
+TEST_CASE("JUnit file names stay when a student is added or leaves, and a leaver's report is never written over") {
+    TempDir dir;
+    const fs::path klass = dir.path / "class";
+    for (const char *s : {"a b", "a_b", "Zoë"}) copy_fixture("correct_for_loop", klass / s);
+    const std::string junit = dir / "junit";
+    auto grade_class = [&](const std::string &csv) {
+        const auto r = run_grader({"--class", klass.string(), "--labs", "01", "--quick", "--csv",
+                                   dir / csv, "--junit", junit, "-j", "2"});
+        CAPTURE(r.out);
+        CAPTURE(r.err);
+        CHECK(r.exit_code == 0);
+    };
+    auto files = [&] {
+        std::set<std::string> out;
+        for (const auto &e : fs::directory_iterator(junit)) out.insert(e.path().filename().string());
+        return out;
+    };
+    grade_class("first.csv");
+    const std::set<std::string> first = files();
+    CHECK(first == std::set<std::string>{grade::file_name("a b") + ".xml", "a_b.xml",
+                                         grade::file_name("Zoë") + ".xml"});
+    const std::string leaver = read_file(junit + "/a_b.xml");
+    CHECK(contains(leaver, "<testsuite name=\"a_b\""));
+
+    // a_b leaves and bob joins: the others keep their files, and a_b's report stays as it was.
+    fs::remove_all(klass / "a_b");
+    copy_fixture("correct_for_loop", klass / "bob");
+    grade_class("second.csv");
+    std::set<std::string> want = first;
+    want.insert("bob.xml");
+    CHECK(files() == want);
+    CHECK(read_file(junit + "/a_b.xml") == leaver);
+    CHECK(contains(read_file(junit + "/" + grade::file_name("a b") + ".xml"), "<testsuite name=\"a b\""));
 }
 
 }  // TEST_SUITE("grade")

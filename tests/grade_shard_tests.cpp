@@ -8,6 +8,7 @@
 #include <tuple>
 #include <vector>
 
+#include "grade/report.hpp"
 #include "grade_support.hpp"
 
 namespace fs = std::filesystem;
@@ -33,18 +34,19 @@ grades(const std::string &csv) {
 
 TEST_SUITE("grade") {
 
-TEST_CASE("three shards graded at once merge into the gradebook one run writes, JUnit names unclashed") {
+TEST_CASE("three shards graded at once merge into the gradebook one run writes, JUnit names unclashed, and shards missing or graded otherwise are refused") {
     TempDir dir;
     const fs::path klass = dir.path / "class";
-    // "Ann" and "ann" would both be ann.xml: shards 1 and 2 hold one each.
+    // "Ann" and "ann" would be one file where case is ignored: shards 1 and 2 hold one each.
     for (const char *s : {"Ann", "ann", "bob", "cat", "dan"}) {
         write_text(klass / s / kLab01, solution(kLab01));
         write_text(klass / s / kLab02, solution(kLab02));
     }
     write_text(klass / "ann" / kLab02, "int not_finished =\n" + solution(kLab02));
     fs::remove(klass / "cat" / kLab01);
+    // One draw key for every shard: another draws other race checks, and is refused below.
     const std::vector<std::string> common{"--class", klass.string(), "--labs", "01,02", "--quick",
-                                          "--seed", "3", "-j", "1"};
+                                          "--seed", "3", "--draw-key", "week 3", "-j", "1"};
     std::vector<pid_t> pids;
     for (int i = 1; i <= 3; ++i) {
         std::vector<std::string> args{test::lab(kGrader)};
@@ -85,7 +87,15 @@ TEST_CASE("three shards graded at once merge into the gradebook one run writes, 
     for (const auto &e : fs::directory_iterator(dir / "junit-whole")) whole_files.insert(e.path().filename());
     CHECK(shard_files.size() == 5);
     CHECK(shard_files == whole_files);
-    CHECK(contains(read_file(dir / "junit/ann-2.xml") + read_file(dir / "junit/ann.xml"), "compile-error"));
+    CHECK(contains(read_file(dir / "junit/ann.xml"), "compile-error"));
+    CHECK(contains(read_file(dir / ("junit/" + grade::file_name("Ann") + ".xml")), "failures=\"0\""));
+    // Each row says what judged it, its shard among it.
+    for (int i = 1; i <= 3; ++i)
+        for (const auto &r : read_gradebook(dir / ("shard-" + std::to_string(i) + ".csv"))) {
+            CAPTURE(r.judged_by);
+            CHECK(contains(r.judged_by, "runs=first;"));
+            CHECK(contains(r.judged_by, ";shard=" + std::to_string(i) + "/3;class=5"));
+        }
 
     // What merge refuses, each with exit 2 and the fix: a student in two gradebooks, a shard not
     // finished (no total row), shards of other labs, a file named twice.
@@ -108,6 +118,34 @@ TEST_CASE("three shards graded at once merge into the gradebook one run writes, 
     write_text(dir / "other-labs.csv", other);
     refused({dir / "shard-1.csv", dir / "other-labs.csv"}, "the shards graded different labs");
     refused({dir / "shard-1.csv", dir / "shard-1.csv"}, "is named twice");
+
+    // Two of three shards: the missing one named, with the command that makes it.
+    refused({dir / "shard-1.csv", dir / "shard-2.csv"},
+            "shard 3/3 is missing: grade it with --shard 3/3 and merge all three");
+    // Shard 3 graded under other settings: in full (not --quick), with another draw key, or by
+    // another grader; each refused naming both files and what differs.
+    auto shard3 = [&](const std::string &csv, std::vector<std::string> options) {
+        std::vector<std::string> a{"--class", klass.string(), "--labs", "01,02", "--seed", "3", "-j", "1",
+                                   "--shard", "3/3", "--csv", dir / csv, "--junit", dir / "junit-other"};
+        a.insert(a.end(), options.begin(), options.end());
+        const auto r = run_grader(a, 300);
+        CAPTURE(r.out);
+        CHECK(r.exit_code == 0);
+    };
+    shard3("full-3.csv", {"--draw-key", "week 3"});
+    shard3("key-3.csv", {"--draw-key", "week 4", "--quick"});
+    std::string version = read_file(dir / "shard-3.csv");
+    for (std::size_t at = 0; (at = version.find(";grader=", at)) != std::string::npos; at += 11)
+        version.replace(at, version.find_first_of(";\n", at + 1) - at, ";grader=0.0");
+    write_text(dir / "version-3.csv", version);
+    for (const auto &[file, why] : {std::pair{"full-3.csv", "runs first against all"},
+                                    std::pair{"key-3.csv", "draw "},
+                                    std::pair{"version-3.csv", "grader "}}) {
+        CAPTURE(file);
+        refused({dir / "shard-1.csv", dir / "shard-2.csv", dir / file}, "graded under other settings");
+        refused({dir / "shard-1.csv", dir / "shard-2.csv", dir / file}, why);
+        refused({dir / "shard-1.csv", dir / "shard-2.csv", dir / file}, file);
+    }
 }
 
 }  // TEST_SUITE

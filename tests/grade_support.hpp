@@ -60,7 +60,7 @@ inline synclab::ProcessResult run_grader(const std::vector<std::string> &args, d
 }
 
 struct Row {
-    std::string student, lab, grade, kind, reason, seconds, points, max_points, sha256;
+    std::string student, lab, grade, kind, reason, seconds, points, max_points, sha256, judged_by;
 };
 
 inline std::vector<std::string> split_csv(const std::string &line) {
@@ -88,13 +88,13 @@ inline std::vector<Row> read_gradebook(const std::string &path, bool totals = fa
     std::istringstream in(read_file(path));
     std::string line;
     std::getline(in, line);
-    REQUIRE(line == "student,lab,grade,kind,reason,seconds,points,max_points,files_sha256");
+    REQUIRE(line == "student,lab,grade,kind,reason,seconds,points,max_points,files_sha256,judged_by");
     std::vector<Row> rows;
     while (std::getline(in, line)) {
         const auto f = split_csv(line);
-        REQUIRE(f.size() == 9);
+        REQUIRE(f.size() == 10);
         if (f[1] == "total" && f[2].empty() && !totals) continue;
-        rows.push_back({f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8]});
+        rows.push_back({f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9]});
     }
     return rows;
 }

@@ -43,6 +43,9 @@ struct Result {
     // --resume), and what a pass is worth (--points).
     std::string files_sha256;
     unsigned points = 1;
+    // What judged it: the checks that ran, the device, the draw key's digest and the grader's
+    // version (judged_by.hpp); "": unknown (an older grader), graded again on --resume.
+    std::string judged_by;
     // Profiles under which a child's program text differed (synclab/program_text.hpp): the lab
     // is judged under each of them too.
     std::set<std::string> profiles_differ;

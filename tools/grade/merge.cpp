@@ -2,6 +2,7 @@
 #include "merge.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -9,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "judged_by.hpp"
 #include "synclab/errors.hpp"
 
 namespace fs = std::filesystem;
@@ -36,16 +38,50 @@ std::string read_whole(const std::string &path) {
     return s.str();
 }
 
+// What the gradebooks say judged them: each lab's first row (its file and judged_by), and each
+// file's shard ("I/N", "" a whole class's) and class size.
+struct Judged {
+    std::map<std::string, std::pair<std::string, std::string>> lab;  // lab -> (file, judged_by)
+    std::map<std::string, std::pair<std::string, std::string>> shard;  // file -> (I/N, class)
+};
+
+// A row's judged_by against the first of its lab's, and its shard against its file's other rows.
+void check_judged(const std::string &path, const std::string &lab, const std::string &judged_by,
+                  Judged &j) {
+    const auto [at, first] = j.lab.emplace(lab, std::pair{path, judged_by});
+    if (!first) {
+        const std::string why = settings_difference(at->second.second, judged_by);
+        if (!why.empty())
+            throw UsageError(
+                (at->second.first == path ? "the gradebook " + path + " holds rows"
+                                          : "the gradebooks " + at->second.first + " and " + path + " hold rows") +
+                " graded under other settings (lab " + lab + ": " + why + "): grade every shard " +
+                "with the same options, --draw-key and grader (--resume grades such rows again), then merge");
+    }
+    const auto f = judged_fields(judged_by);
+    const std::pair<std::string, std::string> shard{f.count("shard") ? f.at("shard") : "",
+                                                    f.count("class") ? f.at("class") : ""};
+    const auto [mine, new_file] = j.shard.emplace(path, shard);
+    if (!new_file && mine->second != shard)
+        throw UsageError("the gradebook " + path + " holds rows of two shards (" +
+                         (mine->second.first.empty() ? "the whole class" : mine->second.first) + " and " +
+                         (shard.first.empty() ? "the whole class" : shard.first) +
+                         "): give each shard's own gradebook");
+}
+
 // Every student's rows of one gradebook added to `students`; a student another file holds is
 // refused.
-void read_shard(const std::string &path, std::map<std::string, Block> &students) {
+void read_shard(const std::string &path, std::map<std::string, Block> &students, Judged &judged) {
     const std::string text = read_whole(path);
     std::size_t whole = 0;
     const std::vector<CsvLine> lines = csv_records(text, &whole);
     if (whole < text.size())
         throw UsageError("the gradebook " + path + " ends in a row cut short (its grader was "
                          "stopped): run that shard again with --resume, then merge");
-    if (lines.empty() || lines[0].fields.size() != 9 ||
+    if (!lines.empty() && lines[0].fields.size() == 9)
+        throw UsageError("the gradebook " + path + " was written by an older grader, whose rows do "
+                         "not say what judged them: grade that shard again with --resume, then merge");
+    if (lines.empty() || lines[0].fields.size() != 10 ||
         lines[0].raw.substr(0, lines[0].raw.find_first_of("\r\n")) != kGradebookHeader)
         throw UsageError("the gradebook " + path + " is not one this grader writes (its first "
                          "line is not '" + std::string(kGradebookHeader) + "'): give the shards' "
@@ -53,7 +89,7 @@ void read_shard(const std::string &path, std::map<std::string, Block> &students)
     std::set<std::string> mine;
     for (std::size_t i = 1; i < lines.size(); ++i) {
         const auto &f = lines[i].fields;
-        if (f.size() != 9 || f[0].empty() || f[1].empty())
+        if (f.size() != 10 || f[0].empty() || f[1].empty())
             throw UsageError("the gradebook " + path + " has a row that is no grader's row (line " +
                              std::to_string(i + 1) + "): give the shards' gradebooks as written");
         Block &b = students[f[0]];
@@ -69,6 +105,7 @@ void read_shard(const std::string &path, std::map<std::string, Block> &students)
         } else {
             b.labs.insert(f[1]);
             b.passed += f[2] == "pass";
+            check_judged(path, f[1], f[9], judged);
         }
     }
     for (const auto &s : mine)
@@ -81,6 +118,58 @@ std::string lab_list(const std::set<std::string> &labs) {
     std::string out;
     for (const auto &l : labs) out += (out.empty() ? "" : ",") + l;
     return out;
+}
+
+// "three", or "12".
+std::string count_word(unsigned n) {
+    static const char *const words[] = {"zero", "one", "two", "three", "four", "five",
+                                        "six",  "seven", "eight", "nine", "ten"};
+    return n <= 10 ? words[n] : std::to_string(n);
+}
+
+// The shards the gradebooks are: all of one N and one class, each once, none missing (a shard
+// past the class's size has no student, and no row to say it is there). Whole-class gradebooks
+// (no shard) merge with one another only.
+void check_shards(const Judged &j) {
+    const std::pair<const std::string, std::pair<std::string, std::string>> *first = nullptr;
+    std::map<unsigned, std::string> have;  // I -> its file
+    unsigned count = 0;
+    for (const auto &entry : j.shard) {
+        const auto &[file, shard] = entry;
+        if (!first) first = &entry;
+        const auto &[theirs, their_class] = first->second;
+        auto of_n = [](const std::string &i_n) { return i_n.substr(std::min(i_n.find('/'), i_n.size())); };
+        if (shard.first.empty() != theirs.empty() || of_n(shard.first) != of_n(theirs))
+            throw UsageError("the gradebooks " + first->first + " and " + file + " are not shards of one "
+                             "--shard N (" + (theirs.empty() ? "the whole class" : "shard " + theirs) + ", " +
+                             (shard.first.empty() ? "the whole class" : "shard " + shard.first) +
+                             "): merge the shards of one grading");
+        if (shard.first.empty()) continue;
+        if (shard.second != their_class)
+            throw UsageError("the shards " + first->first + " and " + file + " saw classes of " + their_class +
+                             " and " + shard.second + " students: every shard must see the same class "
+                             "folder; grade them again, then merge");
+        const unsigned i = static_cast<unsigned>(std::strtoul(shard.first.c_str(), nullptr, 10));
+        count = static_cast<unsigned>(std::strtoul(shard.first.c_str() + shard.first.find('/') + 1, nullptr, 10));
+        if (const auto [at, fresh] = have.emplace(i, file); !fresh)
+            throw UsageError("the gradebooks " + at->second + " and " + file + " are both shard " +
+                             shard.first + ": give each shard's gradebook once");
+    }
+    if (!count) return;
+    const auto students = std::strtoul(first->second.second.c_str(), nullptr, 10);
+    std::vector<std::string> missing;
+    for (unsigned i = 1; i <= count && i <= students; ++i)
+        if (!have.count(i)) missing.push_back(std::to_string(i) + "/" + std::to_string(count));
+    if (missing.empty()) return;
+    std::string names, options;
+    for (std::size_t k = 0; k < missing.size(); ++k) {
+        const std::string sep = k == 0 ? "" : k + 1 == missing.size() ? " and " : ", ";
+        names += sep + missing[k];
+        options += sep + "--shard " + missing[k];
+    }
+    throw UsageError((missing.size() == 1 ? "shard " + names + " is missing: grade it with "
+                                          : "shards " + names + " are missing: grade them with ") +
+                     options + " and merge " + (count == 2 ? "both" : "all " + count_word(count)));
 }
 
 }  // namespace
@@ -101,7 +190,8 @@ void merge_gradebooks(const std::vector<std::string> &inputs, const std::string 
         throw UsageError("the gradebook " + out + " already holds rows: give --csv a new file, or "
                          "--restart to replace it");
     std::map<std::string, Block> students;  // by name as written: one run's order
-    for (const auto &in : inputs) read_shard(in, students);
+    Judged judged;
+    for (const auto &in : inputs) read_shard(in, students, judged);
     const Block *first = nullptr;
     std::string text;
     std::size_t rows = 0, passed = 0;
@@ -115,6 +205,7 @@ void merge_gradebooks(const std::vector<std::string> &inputs, const std::string 
         rows += b.labs.size();
         passed += b.passed;
     }
+    check_shards(judged);
     Gradebook book(out, mode);
     book.replace(text);
     os << "merged " << inputs.size() << " gradebook(s): " << students.size() << " student(s), "

@@ -35,21 +35,42 @@ void share_processes(Settings &settings, std::size_t submissions, unsigned jobs,
 
 namespace {
 
-// Why a student's rows are graded again; "" when a row of theirs stays.
-std::string why_again(const Result &row, const std::string &hash, bool named) {
+// Why a row is graded again; "" when it stays. `now`: what judges this run's row of its lab ("":
+// not compared).
+std::string why_again(const Result &row, const std::string &hash, bool named, const std::string &now) {
     if (named) return "named by --students";
     if (row.files_sha256.empty())
         return "its rows hold no hash of the files graded (an older grader, or files that changed "
                "while they were graded)";
     if (row.files_sha256 != hash) return "its files changed since its rows were graded";
-    return "";
+    if (row.kind == Kind::Error) return "its row is an error (the grading could not judge it)";
+    // No check judges a file not handed in, or one refused for what it is: its hash says it all.
+    if (now.empty() || row.kind == Kind::Missing || row.kind == Kind::Refused) return "";
+    if (row.judged_by.empty()) return "its row does not say what judged it (an older grader)";
+    const std::string weaker = weaker_checks(row.judged_by, now);
+    return weaker.empty() ? "" : "judged by other or weaker checks than this run's: " + weaker;
+}
+
+// One line's reasons, each once: a student's own (its files, --students) as it is, a lab's own
+// (its row: an error, judged by less) after the labs it holds for ("labs 07, 09: ...").
+std::string reasons_text(const std::vector<std::pair<std::string, std::vector<std::string>>> &whys) {
+    std::string out;
+    for (const auto &[why, ids] : whys) {
+        std::string named;
+        for (const auto &id : ids) named += (named.empty() ? "" : ", ") + id;
+        const bool labs_own = why.rfind("its row ", 0) == 0 || why.rfind("judged", 0) == 0;
+        const std::string prefix = !labs_own ? "" : (ids.size() == 1 ? "lab " : "labs ") + named + ": ";
+        out += (out.empty() ? "" : "; ") + prefix + why;
+    }
+    return out;
 }
 
 }  // namespace
 
 Plan make_plan(const std::vector<Submission> &subs, const std::vector<const Recipe *> &labs,
                const std::vector<Result> &kept, const Settings &settings, unsigned jobs,
-               const std::vector<std::string> &hashes, const std::set<std::string> &only) {
+               const std::vector<std::string> &hashes, const std::set<std::string> &only,
+               const Judging *judging) {
     std::map<std::pair<std::string, std::string>, const Result *> done;
     for (const auto &r : kept) done[{r.student, r.lab}] = &r;
     std::set<std::pair<std::string, std::string>> again;  // rows dropped: graded again
@@ -61,11 +82,12 @@ Plan make_plan(const std::vector<Submission> &subs, const std::vector<const Reci
     for (std::size_t k = 0; k < subs.size(); ++k) {
         const std::string &student = subs[k].student;
         const bool graded = only.empty() || only.count(student);
-        std::string why;
+        std::vector<std::pair<std::string, std::vector<std::string>>> whys;  // reason, its labs
         for (const auto *recipe : labs) {
             const auto it = done.find({student, recipe->id});
+            const std::string now = judging ? judged_by(*recipe, *judging) : "";
             const std::string again_why =
-                it == done.end() || !graded ? "" : why_again(*it->second, hashes[k], only.count(student) > 0);
+                it == done.end() || !graded ? "" : why_again(*it->second, hashes[k], only.count(student) > 0, now);
             if (it != done.end() && again_why.empty()) {
                 plan.tasks.push_back({k, recipe, *it->second, true});
                 plan.resumed = true;
@@ -73,7 +95,11 @@ Plan make_plan(const std::vector<Submission> &subs, const std::vector<const Reci
                 plan.tasks.push_back({k, recipe, {}, false});
                 todo.push_back(plan.tasks.size() - 1);
                 if (it != done.end()) again.insert(it->first);
-                if (why.empty()) why = again_why;
+                if (!again_why.empty()) {
+                    auto w = std::find_if(whys.begin(), whys.end(), [&](const auto &p) { return p.first == again_why; });
+                    if (w == whys.end()) w = whys.insert(whys.end(), {again_why, {}});
+                    w->second.push_back(recipe->id);
+                }
             } else {
                 ++left_out;
             }
@@ -82,7 +108,8 @@ Plan make_plan(const std::vector<Submission> &subs, const std::vector<const Reci
             return r.student == student && r.files_sha256 != hashes[k];
         });
         changed += !graded && stale;
-        if (!why.empty()) plan.notes.push_back(shown(student) + ": graded again: " + why);
+        if (!whys.empty())
+            plan.notes.push_back(shown(student) + ": graded again: " + reasons_text(whys));
     }
     if (left_out)
         plan.notes.push_back(std::to_string(left_out) + " lab(s) of students --students does not "

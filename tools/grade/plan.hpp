@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "grade.hpp"
+#include "judged_by.hpp"
 #include "submissions.hpp"
 
 namespace grade {
@@ -40,12 +41,14 @@ void share_processes(Settings &settings, std::size_t submissions, unsigned jobs,
                      const volatile int *stop);
 
 // The plan for `subs` x `labs`, with the rows in `kept` done already where they were graded from
-// the files there now (`hashes`, one a submission). `only` (--students): those students are
+// the files there now (`hashes`, one a submission), by checks at least this run's (`judging`,
+// judged_by.hpp; null: not compared), and not an error. `only` (--students): those students are
 // graded again, and no other student is graded (their rows stay as they are). A worker takes a
 // student's ungraded labs together when settings.runner_labs is not empty, otherwise one
 // (student, lab).
 Plan make_plan(const std::vector<Submission> &subs, const std::vector<const Recipe *> &labs,
                const std::vector<Result> &kept, const Settings &settings, unsigned jobs,
-               const std::vector<std::string> &hashes, const std::set<std::string> &only = {});
+               const std::vector<std::string> &hashes, const std::set<std::string> &only = {},
+               const Judging *judging = nullptr);
 
 }  // namespace grade

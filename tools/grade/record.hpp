@@ -20,9 +20,6 @@ struct RecordSettings {
     std::string junit;  // the JUnit folder's absolute path
     Gradebook::Mode mode = Gradebook::Mode::fresh;
     std::vector<std::string> students;  // every student graded, in gradebook order
-    // The whole class when `students` is one shard of it (--shard): the JUnit file names are
-    // made from it, so that two shards never write one file. Empty: `students`.
-    std::vector<std::string> class_students;
     // One submission's results for a grading platform, absolute paths ("": not asked for).
     std::string gradescope, prairielearn;
     std::vector<const Recipe *> labs;        // the labs graded, in order

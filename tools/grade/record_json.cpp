@@ -78,6 +78,7 @@ std::string misnamed(const RecordSettings &s) {
 // What a platform shows of one lab.
 struct LabTest {
     std::string name, summary, reason, details;  // summary: "FAIL wrong-answer [01_x.cl]"
+    std::string judged_by;  // the row's, as the gradebook's column ("": no row)
     unsigned points = 0, earned = 0;
     bool passed = false;
 };
@@ -172,6 +173,7 @@ private:
             t.reason = row->reason;
             if (row->grade == Grade::Missing && !note_.empty()) t.reason += "; " + note_;
             t.details = t.passed ? "" : clipped(row->details, 4000);
+            t.judged_by = row->judged_by;
         } else if (running) {
             t.summary = "FAIL stopped [" + lab.kernel_file + "]";
             t.reason = budget() + " ran out while this lab was being graded: a kernel much slower "
@@ -226,8 +228,10 @@ private:
               << ", \"max_score\": " << t.points << ", \"status\": "
               << (t.passed ? "\"passed\"" : "\"failed\"") << ", \"visibility\": " << visibility
               << ",\n     \"output\": "
-              << json(t.summary + ": " + t.reason + (t.details.empty() ? "" : "\n\n" + t.details))
-              << "}";
+              << json(t.summary + ": " + t.reason + (t.details.empty() ? "" : "\n\n" + t.details));
+            // The schema refuses unknown fields of a test but its extra_data, an object.
+            if (!t.judged_by.empty()) o << ",\n     \"extra_data\": {\"judged_by\": " << json(t.judged_by) << "}";
+            o << "}";
         }
         o << "\n  ]\n}\n";
         return o.str();
@@ -258,8 +262,9 @@ private:
             o << (i ? "," : "") << "\n    {\"name\": " << json(t.name)
               << ", \"points\": " << t.earned
               << ", \"max_points\": " << t.points << ",\n     \"message\": "
-              << json(t.summary + ": " + t.reason) << ",\n     \"output\": " << json(t.details)
-              << "}";
+              << json(t.summary + ": " + t.reason) << ",\n     \"output\": " << json(t.details);
+            if (!t.judged_by.empty()) o << ",\n     \"judged_by\": " << json(t.judged_by);  // any field may be added
+            o << "}";
         }
         o << "\n  ]\n}\n";
         return o.str();

@@ -16,15 +16,12 @@ namespace {
 
 class JunitRecord : public Record {
 public:
-    // The folder is checked before the first student; the file names are fixed for the whole
-    // class up front, so a resumed run writes the same files.
+    // The folder is checked before the first student. Each file's name is its student's folder
+    // name's alone (file_name): whoever else is in the class, a shard or a resumed run, a
+    // student always writes the same file and never another's.
     explicit JunitRecord(const RecordSettings &s) : dir_(s.junit) {
         check_junit_dir(dir_);
-        const auto &klass = s.class_students.empty() ? s.students : s.class_students;
-        const std::vector<std::string> files = junit_names(klass);
-        std::map<std::string, std::string> file_of;
-        for (std::size_t i = 0; i < klass.size(); ++i) file_of[klass[i]] = files[i];
-        for (const auto &student : s.students) files_.push_back(file_of.at(student));
+        for (const auto &student : s.students) files_.push_back(file_name(student));
     }
 
     // XML 1.0 holds no control character but tab and line breaks (not even as &#27;), no byte

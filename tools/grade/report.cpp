@@ -17,7 +17,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "submission_files.hpp"  // sha256_hex
 #include "synclab/errors.hpp"
+#include "text_escape.hpp"       // utf8_length
 
 namespace fs = std::filesystem;
 
@@ -61,6 +63,9 @@ std::string xml(const std::string &s) {
     return out;
 }
 
+// A file name's bytes before its hash and ".xml": within the 255 a file system takes.
+constexpr std::size_t kMostNameBytes = 200;
+
 std::string fixed(double x, int digits) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.*f", digits, x);
@@ -70,15 +75,26 @@ std::string fixed(double x, int digits) {
 }  // namespace
 
 const char *const kGradebookHeader =
-    "student,lab,grade,kind,reason,seconds,points,max_points,files_sha256";
-// An older grader's: its rows hold no hash, so --resume grades them again.
-const char *const kOldGradebookHeader = "student,lab,grade,kind,reason,seconds";
+    "student,lab,grade,kind,reason,seconds,points,max_points,files_sha256,judged_by";
+// Older graders': their rows hold no hash, or do not say what judged them, so --resume grades
+// them again.
+const char *const kOldGradebookHeaders[] = {
+    "student,lab,grade,kind,reason,seconds",
+    "student,lab,grade,kind,reason,seconds,points,max_points,files_sha256"};
+
+bool gradebook_header(const std::string &line) {
+    if (line == kGradebookHeader) return true;
+    for (const char *old : kOldGradebookHeaders)
+        if (line == old) return true;
+    return false;
+}
 
 std::string csv_row(const Result &r) {
     return csv_field(csv_text(r.student)) + "," + csv_field(r.lab) + "," + csv_field(name(r.grade)) +
            "," + csv_field(name(r.kind)) + "," + csv_field(csv_text(r.reason)) + "," +
            fixed(r.seconds, 2) + "," + std::to_string(r.passed() ? r.points : 0) + "," +
-           std::to_string(r.points) + "," + csv_field(r.files_sha256) + "\n";
+           std::to_string(r.points) + "," + csv_field(r.files_sha256) + "," +
+           csv_field(csv_text(r.judged_by)) + "\n";
 }
 
 std::string csv_total_row(const std::string &student, unsigned earned, unsigned most,
@@ -86,7 +102,7 @@ std::string csv_total_row(const std::string &student, unsigned earned, unsigned 
     const std::string why = std::to_string(earned) + " of " + std::to_string(most) +
                             " points, " + std::to_string(labs) + " lab(s)";
     return csv_field(csv_text(student)) + "," + kTotalLab + ",,," + csv_field(why) + "," +
-           fixed(seconds, 2) + "," + std::to_string(earned) + "," + std::to_string(most) + ",\n";
+           fixed(seconds, 2) + "," + std::to_string(earned) + "," + std::to_string(most) + ",,\n";
 }
 
 std::vector<CsvLine> csv_records(const std::string &text, std::size_t *whole_end) {
@@ -121,14 +137,15 @@ std::vector<Result> parse_gradebook(const std::string &text, std::size_t *whole_
     const std::vector<CsvLine> records = csv_records(text, whole_end);
     for (std::size_t k = 1; k < records.size(); ++k) {  // after the header
         const std::vector<std::string> &f = records[k].fields;
-        if ((f.size() != 6 && f.size() != 9) || f[0].empty() || f[1].empty()) continue;
+        if ((f.size() != 6 && f.size() != 9 && f.size() != 10) || f[0].empty() || f[1].empty()) continue;
         Result r;
         r.student = from_csv_text(f[0]);
         r.lab = f[1];
         r.reason = from_csv_text(f[4]);
         r.seconds = std::atof(f[5].c_str());
         r.kept = true;
-        if (f.size() == 9) {
+        if (f.size() == 10) r.judged_by = from_csv_text(f[9]);
+        if (f.size() >= 9) {
             r.points = static_cast<unsigned>(std::strtoul(f[7].c_str(), nullptr, 10));
             const bool hex = f[8].size() == 64 &&
                              f[8].find_first_not_of("0123456789abcdef") == std::string::npos;
@@ -180,7 +197,7 @@ Gradebook::Gradebook(const std::string &path, Mode mode) : path_(path) {
     if (!all.empty() && mode != Mode::restart) {
         std::string first = all.substr(0, all.find('\n'));
         if (!first.empty() && first.back() == '\r') first.pop_back();
-        if (first != kGradebookHeader && first != kOldGradebookHeader)
+        if (!gradebook_header(first))
             refuse("the gradebook " + path + " is not a synclab-grade gradebook (its first line "
                    "is not '" + std::string(kGradebookHeader) + "'): give another --csv");
         std::size_t whole = 0;
@@ -292,34 +309,33 @@ void check_junit_dir(const std::string &junit_dir) {
                                   std::strerror(err) + "): give --junit DIR where you can write");
 }
 
+// Kept as written: ASCII letters, digits, '.', '_' and '-', and UTF-8 letters beyond ASCII (a
+// character of two or more bytes that is no C1 control, U+FFFE or U+FFFF). Anything else is '_'.
 std::string file_name(const std::string &student) {
     std::string out;
-    for (char c : student)
-        out += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-') ? c
-                                                                                               : '_';
+    for (std::size_t i = 0; i < student.size();) {
+        const std::size_t n = utf8_length(student, i);
+        const auto c = static_cast<unsigned char>(student[i]);
+        const bool c1 = n == 2 && c == 0xc2 && static_cast<unsigned char>(student[i + 1]) < 0xa0;
+        const bool nonchar = n == 3 && (student.compare(i, 3, "\xef\xbf\xbe") == 0 ||
+                                        student.compare(i, 3, "\xef\xbf\xbf") == 0);
+        if (n > 1 && !c1 && !nonchar && out.size() + n <= kMostNameBytes) {
+            out += student.substr(i, n);
+            i += n;
+            continue;
+        }
+        if (out.size() < kMostNameBytes)
+            out += n == 1 && (std::isalnum(c) || c == '.' || c == '_' || c == '-') ? static_cast<char>(c) : '_';
+        i += n ? n : 1;
+    }
     if (out.empty() || out[0] == '.') out = "_" + out;
-    return out;
-}
-
-std::vector<std::string> junit_names(const std::vector<std::string> &students) {
-    std::vector<std::string> out(students.size());
-    std::set<std::string> taken;  // lower case: some file systems ignore case
-    auto key = [](std::string s) {
-        std::transform(s.begin(), s.end(), s.begin(),
-                       [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-        return s;
-    };
-    auto claim = [&](std::size_t i) {
-        const std::string base = file_name(students[i]);
-        std::string name = base;
-        for (int n = 2; taken.count(key(name)); ++n) name = base + "-" + std::to_string(n);
-        taken.insert(key(name));
-        out[i] = name;
-    };
-    for (int pass = 0; pass < 2; ++pass)  // clean names first, then the renamed ones
-        for (std::size_t i = 0; i < students.size(); ++i)
-            if ((file_name(students[i]) == students[i]) == (pass == 0)) claim(i);
-    return out;
+    // Plain lower-case names are their own file. Any other gets a hash of the exact name: two
+    // names made one by the '_', by a file system that ignores case or normalises Unicode
+    // (macOS's, Windows', where a report folder is often copied), or by the cut, never share one.
+    const bool plain = out == student && std::none_of(student.begin(), student.end(), [](char ch) {
+        return std::isupper(static_cast<unsigned char>(ch)) || static_cast<unsigned char>(ch) >= 0x80;
+    });
+    return plain ? out : out + "+" + sha256_hex(student).substr(0, 10);
 }
 
 void write_junit(const std::string &junit_dir, const std::string &file, const std::string &student,
@@ -345,6 +361,9 @@ void write_junit(const std::string &junit_dir, const std::string &file, const st
         }
         x << "    <testcase classname=\"synclab." << xml(file) << "\" name=\"lab "
           << xml(r.lab) << "\" time=\"" << fixed(r.seconds, 3) << "\">\n";
+        if (!r.judged_by.empty())  // the gradebook's judged_by, as a CI's report reads properties
+            x << "      <properties>\n        <property name=\"judged_by\" value=\""
+              << xml(r.judged_by) << "\"/>\n      </properties>\n";
         if (!r.passed())
             x << "      <failure type=\"" << xml(name(r.kind)) << "\" message=\"" << xml(r.reason)
               << "\">" << xml(r.reason + "\n\n" + r.details) << "</failure>\n";

@@ -73,12 +73,11 @@ std::map<std::string, std::string> junit_cases(const std::string &report);
 // half of it. Throws UsageError naming `where` (what to make writable) when it cannot.
 void write_whole(const std::string &path, const std::string &text, const std::string &where);
 
-// A file name made of the student's name: anything but [A-Za-z0-9._-] becomes '_'.
+// A student's JUnit file name (without ".xml"), a function of the folder's name alone: the name
+// with every character but ASCII letters, digits, . _ - and UTF-8 letters as '_'; a name that is
+// not plain lower-case ASCII, or that changed, gets '+' and the first 10 hex digits of its exact
+// bytes' SHA-256 ("Zoë+0123456789", "a_b+..." for "a b"), so no two folders share a file.
 std::string file_name(const std::string &student);
-
-// One distinct file name per student (same order): file_name(), and where two would be the
-// same (ignoring case), "-2", "-3", ... A name already clean keeps its own file name first.
-std::vector<std::string> junit_names(const std::vector<std::string> &students);
 
 // student x lab: pass / FAIL kind / missing, then one line per failure with its reason.
 void print_table(std::ostream &os, const std::vector<std::string> &students,

@@ -113,6 +113,8 @@ std::vector<Result> Scheduler::grade_unit(std::size_t u, const std::string &job_
     note_misnamed(results, files.misnamed);
     const bool same = files_of(sub, ctx_.all_labs, plan_.gather).sha256 == files.sha256;
     for (auto &r : results) r.files_sha256 = same ? files.sha256 : "";
+    if (ctx_.judging)
+        for (std::size_t i = 0; i < results.size(); ++i) judge_row(results[i], *recipes[i], *ctx_.judging);
     return results;
 }
 

@@ -7,6 +7,7 @@
 
 #include "plan.hpp"
 #include "record.hpp"
+#include "judged_by.hpp"
 #include "submissions.hpp"
 
 namespace grade {
@@ -20,6 +21,7 @@ struct RunContext {
     std::size_t kept_rows;  // rows the records held already (for the interrupted message)
     const std::string &csv;  // the gradebook, as the messages name it
     double budget_s = 0;     // --budget, as the messages name it (0: none)
+    const Judging *judging = nullptr;  // what judges the rows (judge_row); null: rows as graded
 };
 
 struct Outcome {

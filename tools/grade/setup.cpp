@@ -92,6 +92,20 @@ void check_race(Settings &settings, const Options &o, const std::string &lab,
     }
 }
 
+void check_oclgrind(const Settings &s, const std::vector<const Recipe *> &labs) {
+    if (!s.race_check || s.oclgrind_available) return;  // judged, or not judged on purpose
+    std::string meet;
+    int n = 0;
+    for (const auto *r : labs)
+        if (r->declaration.oclgrind_groups) meet += (n++ ? "," : "") + r->id;
+    if (!n) return;
+    throw UsageError((n == 1 ? "lab " : "labs ") + meet + (n == 1 ? " needs" : " need") +
+                     " Oclgrind, whose race check is the one check of the fences between "
+                     "work-groups, and it is not installed: a fence bug there would pass; install it "
+                     "(sudo apt-get install oclgrind), leave those labs out (--labs), or give "
+                     "--no-oclgrind to fail them as not judged");
+}
+
 void check_hbcheck(const Settings &s, const Options &o, const std::vector<const Recipe *> &labs) {
     if (!s.race_check || !s.oclgrind_available || !synclab::hbcheck_plugin().empty()) return;
     std::string meet;

@@ -17,6 +17,12 @@ Settings device_settings(const Options &o, const std::string &bin, const std::st
 // said in a note when missing. A signal while asking returns at once (the grader then stops).
 void check_race(Settings &s, const Options &o, const std::string &lab, const volatile int *stop);
 
+// Where Oclgrind is not installed and the race check was not turned off, a lab among `labs` whose
+// groups meet (oclgrind-groups: 07 to 10) could not be judged: throws UsageError (one line, exit
+// 2) naming the labs and the fix. With --no-oclgrind or --quick such a lab is graded and never
+// passes (judge_row). Call after check_race.
+void check_oclgrind(const Settings &s, const std::vector<const Recipe *> &labs);
+
 // hbcheck, the fence check between work-groups, for the labs among `labs` whose groups meet
 // (their declaration's oclgrind-groups) when the race check runs. Where it is missing such a
 // grading is refused: throws UsageError (one line, exit 2) naming the labs and the fix; with
