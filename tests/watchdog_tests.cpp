@@ -113,3 +113,25 @@ TEST_CASE("a barrier not every work-item reaches ends the run with its line, idl
 }
 
 }  // TEST_SUITE
+
+TEST_SUITE("lab") {
+
+TEST_CASE("a run past two seconds shows a progress line on a terminal, and none through a pipe") {
+    // An endless kernel, stopped by --timeout 4: it runs past two seconds wherever it runs.
+    const std::string lab = test::lab("lab01_workgroup_reduce"), kernels = test::fixture("infinite_loop");
+    const std::string command = "'" + lab + "' --kernels '" + kernels + "' --variant sync --timeout 4";
+    synclab::ProcessLimits limits;
+    limits.timeout_s = 100;
+    // script(1) gives the run a terminal; its output is what the terminal was sent.
+    const auto tty = synclab::run_process({"/usr/bin/script", "-qec", command, "/dev/null"}, {}, limits);
+    CAPTURE(tty.out);
+    CHECK(tty.out.find("lab01_workgroup_reduce: 2 s, kernel reduceWithSync\r") != std::string::npos);
+    CHECK(tty.out.find("stopped after 4 s") != std::string::npos);
+    const auto piped = synclab::run_process({"/bin/sh", "-c", command}, {}, limits);
+    CAPTURE(piped.err);
+    CHECK(piped.err.find("stopped after 4 s") != std::string::npos);
+    CHECK(piped.err.find(" s, kernel ") == std::string::npos);
+    CHECK(test::line_count(piped.err) == 1);
+}
+
+}  // TEST_SUITE

@@ -101,6 +101,38 @@ double process_cpu_seconds() {
     return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
 }
 
+// A line on the terminal, once a second after the first two, while a run goes on: what it runs
+// and for how long. Written over in place and ended with a carriage return, so the lab's next
+// line (longer: a table's row) overwrites it; cleared at the end. Never where stdout or stderr
+// is no terminal (the grader's children, a pipe).
+class Progress {
+public:
+    using clock = std::chrono::steady_clock;
+    Progress(const std::string &program, int fd)
+        : program_(program), fd_(fd), on_(fd >= 0 && isatty(fd) && isatty(1)) {}
+    void tick(clock::time_point now, const std::string &what) {
+        if (!on_ || now - start_ < std::chrono::seconds(2) || now - shown_at_ < std::chrono::seconds(1))
+            return;
+        const double s = std::chrono::duration<double>(now - start_).count();
+        dprintf(fd_, "\r\033[K%s: %.0f s, %s\r", program_.c_str(), s, what.c_str());
+        shown_ = true;
+        shown_at_ = now;
+    }
+    void clear() {
+        if (!shown_) return;
+        (void)!write(fd_, "\r\033[K", 4);
+        shown_ = false;
+    }
+
+private:
+    const std::string program_;
+    const int fd_;
+    const bool on_;
+    const clock::time_point start_ = clock::now();
+    clock::time_point shown_at_{};
+    bool shown_ = false;
+};
+
 // OpenCL cannot cancel a running kernel, so a kernel that never ends (an endless loop, a barrier
 // only some work-items reach) would hang the lab in clFinish. The watchdog ends the process once
 // it has gone --timeout seconds since it last got something done (protocol::is_hang), not
@@ -137,9 +169,13 @@ private:
         std::string build = building();
         if (!build.empty()) limit = build_;
         core_wait::Meter cores;
+        Progress progress(program, err_);
         std::unique_lock<std::mutex> lock(m_);
         for (;;) {
-            if (cv_.wait_for(lock, std::chrono::milliseconds(100), [this] { return done_; })) return;
+            if (cv_.wait_for(lock, std::chrono::milliseconds(100), [this] { return done_; })) {
+                progress.clear();
+                return;
+            }
             const auto now = clock::now();
             const double cpu_now = process_cpu_seconds(), waited = cores.waited();
             const double tick = std::chrono::duration<double>(now - last).count();
@@ -157,6 +193,9 @@ private:
             cpu = cpu_now;
             wall = std::chrono::duration<double>(now - since).count();
             if (protocol::is_hang(wall, ran, limit)) break;
+            const std::string kernel = last_kernel_name();
+            progress.tick(now, !build.empty() ? "building " + build
+                               : kernel.empty() ? std::string("running") : "kernel " + kernel);
         }
         stop(program, limit, wall, build, err_ >= 0 ? err_ : 2);
     }
