@@ -9,12 +9,14 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <regex>
 #include <sstream>
 #include <unistd.h>
 
 #include "08_reduction_ladder/cpu_peers.hpp"
 #include "support.hpp"
 #include "synclab/bandwidth.hpp"
+#include "synclab/measure.hpp"
 #include "synclab/reference.hpp"
 
 namespace fs = std::filesystem;
@@ -235,6 +237,25 @@ TEST_CASE("lab08 a host peer whose sum is wrong is reported with both values, a 
     }
 }
 
+// A peer's range: its median with the runs' ends, flagged as no stable ratio when the slowest
+// run took over 1.5 times the fastest; within that, not flagged.
+TEST_CASE("lab08 a peer's spread gives its median and range, and flags a wide one") {
+    const std::uint64_t bytes = 4000000;  // 4 MB: 1 ms is 4 GB/s
+    const Spread narrow = spread_of({1.0, 1.4, 1.2, 1.1, 1.3});
+    CHECK(narrow.median == 1.2);
+    CHECK(narrow.low == 1.0);
+    CHECK(narrow.high == 1.4);
+    CHECK(narrow.runs == 5);
+    CHECK_FALSE(narrow.wide());
+    CHECK(gbps_spread(bytes, narrow) == "median 3.3 GB/s over 5 runs, 2.9-4.0 GB/s");
+    const Spread wide = spread_of({1.0, 40.0, 1.2, 20.0, 1.1});
+    CHECK(wide.wide());
+    CHECK(gbps_spread(bytes, wide) ==
+          "median 3.3 GB/s over 5 runs, 0.1-4.0 GB/s; spread wide: not a stable ratio");
+    CHECK(spread_flag(narrow).empty());
+    CHECK_FALSE(spread_of({}).wide());
+}
+
 }  // TEST_SUITE unit
 
 TEST_SUITE("lab") {
@@ -251,7 +272,9 @@ static void check_host_peers(const std::string &out, bool cpu) {
         CHECK((out.find(std::string("host peer ") + peer + " (") != std::string::npos) == cpu);
         if (row.empty()) continue;
         CAPTURE(row);
-        CHECK(row.find("  verified (median; its fastest run ") != std::string::npos);
+        // The median with the range of its runs beside it, flagged when that is wide.
+        CHECK(std::regex_search(row, std::regex("  verified \\(median [0-9.]+ GB/s over [0-9]+ runs?, "
+                                                "[0-9.]+-[0-9.]+ GB/s(; spread wide: not a stable ratio)?\\)$")));
         std::istringstream cells(row.substr(4 + 1 + 22));  // past "peer" and the kernel column
         std::string passes, groups;
         double ms = 0, gbps = -1, pct_read = 0;

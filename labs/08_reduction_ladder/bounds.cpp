@@ -37,9 +37,9 @@ static void host_peers(Env &env, Bounds &b, const Ladder &l) {
             continue;
         }
         check_peer(p, l.n, l.want, l.abs_sum);
-        std::printf("host peer %s (%s): fastest of %d %.4f ms = %.1f GB/s, median %.1f GB/s, %s\n",
-                    p.name.c_str(), p.how.c_str(), l.trials, p.fastest_ms, p.fastest_gbps,
-                    p.gbps, p.verified ? "verified" : ("WRONG: " + p.wrong).c_str());
+        std::printf("host peer %s (%s): %s, fastest %.4f ms; %s\n", p.name.c_str(),
+                    p.how.c_str(), p.verified ? "verified" : ("WRONG: " + p.wrong).c_str(),
+                    p.fastest_ms, p.runs_text().c_str());
         if (!p.verified) continue;  // a wrong sum is no read of the buffer
         Probe read = b.read;
         read.kernel = p.name;
@@ -137,7 +137,9 @@ void Bounds::print_ratios(double gbps) const {
     else std::printf(" %7s %7s ", "-", "-");
     if (blas.ran) std::printf("%7.2fx ", gbps / blas.gbps);
     else std::printf("%8s ", "-");
-    if (const HostPeer *h = fastest_host()) std::printf("%7.1f", percent_of(gbps, h->gbps));
+    // '*': the peer's runs spread wide, the ratio with them (its row says how wide).
+    if (const HostPeer *h = fastest_host())
+        std::printf(h->runs.wide() ? "%6.1f*" : "%7.1f", percent_of(gbps, h->gbps));
     else std::printf("%7s", "-");
 }
 
@@ -152,8 +154,12 @@ void Bounds::print_host_rows(int vw, int kw) const {
         }
         std::printf("%11.4f %8.1f", p.ms, p.gbps);
         print_ratios(p.gbps);
-        std::printf("  verified (median; its fastest run %.1f GB/s)\n", p.fastest_gbps);
+        std::printf("  verified (%s)\n", p.runs_text().c_str());
     }
+    const HostPeer *h = fastest_host();
+    if (h && h->runs.wide())
+        std::printf("%% host *: against %s, whose runs spread wide (%s)\n",
+                    h->name.c_str(), h->runs_text().c_str());
 }
 
 void Bounds::csv_cells(Csv &csv, double gbps) const {
@@ -181,9 +187,9 @@ std::string Bounds::best(const std::string &rung, double gbps) const {
         s += more;
     }
     if (const HostPeer *h = fastest_host()) {
-        std::snprintf(more, sizeof more, "; %.2fx the fastest host peer (%s, %.1f GB/s)",
-                      gbps / h->gbps, h->name.c_str(), h->gbps);
-        s += more;
+        std::snprintf(more, sizeof more, "; %.2fx the fastest host peer (%s, ", gbps / h->gbps,
+                      h->name.c_str());
+        s += more + h->runs_text() + ")";
     }
     return s;
 }

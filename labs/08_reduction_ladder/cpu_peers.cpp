@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "synclab/bandwidth.hpp"
+#include "synclab/measure.hpp"
 #include "synclab/reference.hpp"
 
 #ifdef _OPENMP
@@ -85,7 +86,7 @@ unsigned openmp_threads(unsigned threads) { return threads ? threads : 1; }
 double openmp_sum(std::span<const float>, unsigned) { return NAN; }
 #endif
 
-// One warm-up, then `trials` runs of `sum` timed by the host clock: the median and the fastest.
+// One warm-up, then `trials` runs of `sum` timed by the host clock: the median, the range.
 static void time_sum(HostPeer &p, std::size_t n, int trials, const std::function<double()> &sum) {
     p.value = sum();
     std::vector<double> ms;
@@ -95,9 +96,10 @@ static void time_sum(HostPeer &p, std::size_t n, int trials, const std::function
         const auto t1 = std::chrono::steady_clock::now();
         ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
     }
-    std::sort(ms.begin(), ms.end());
-    p.ms = ms[ms.size() / 2];
-    p.fastest_ms = ms.front();
+    p.runs = spread_of(ms);
+    p.bytes = reduce_bytes(n);
+    p.ms = p.runs.median;
+    p.fastest_ms = p.runs.low;
     p.gbps = gb_per_s(reduce_bytes(n), p.ms);
     p.fastest_gbps = gb_per_s(reduce_bytes(n), p.fastest_ms);
 }
@@ -118,7 +120,8 @@ HostPeer time_openmp_sum(std::span<const float> x, int trials, unsigned threads)
     HostPeer p;
     p.name = "OpenMP";
     p.threads = openmp_threads(threads);
-    p.how = std::to_string(p.threads) + " threads, parallel for simd reduction(+:s), s a double";
+    p.how = std::to_string(p.threads) + " threads, parallel for simd reduction(+:s), s a double, " +
+            openmp_wait_policy();
     p.serial = 1;  // in double: far below a float sum's rounding
     if (!openmp_built_in()) {
         p.wrong = "not built in (no OpenMP when it was compiled)";
@@ -127,6 +130,8 @@ HostPeer time_openmp_sum(std::span<const float> x, int trials, unsigned threads)
     time_sum(p, x.size(), trials, [&] { return openmp_sum(x, p.threads); });
     return p;
 }
+
+std::string HostPeer::runs_text() const { return gbps_spread(bytes, runs); }
 
 void check_peer(HostPeer &p, std::size_t n, double want, double abs_sum) {
     const double tol = tolerance(n, abs_sum, p.serial);

@@ -2,8 +2,11 @@
 // run on the host over the lab's own buffer (mapped): std::threads with several running vectors,
 // and OpenMP's `parallel for simd reduction`. Each is timed by the host clock and checked.
 #pragma once
+#include <cstdint>
 #include <span>
 #include <string>
+
+#include "synclab/timing.hpp"
 
 namespace synclab {
 
@@ -27,13 +30,16 @@ unsigned openmp_threads(unsigned threads = 0);
 std::size_t openmp_serial(std::size_t n, unsigned threads);
 
 // A peer measured: one warm-up, then `trials` runs timed by the host clock. Its row shows the
-// median; its fastest run is a read of the whole buffer, so it counts among the read probes.
+// median and the range of its runs; its fastest run is a read of the whole buffer, so it counts among the read probes.
 struct HostPeer {
     std::string name;  // "OpenMP", "std::threads"
     std::string how;   // what it runs, for its row
     unsigned threads = 0;
     double value = 0;  // the last trial's sum
     double ms = 0, fastest_ms = 0;
+    Spread runs;  // the timed runs, ms: a ratio against the median is printed beside it
+    std::uint64_t bytes = 0;  // what one run reads
+    std::string runs_text() const;  // "median 19.0 GB/s over 5 runs, 12.0-24.6 GB/s[; spread wide...]"
     double gbps = 0, fastest_gbps = 0;  // gb_per_s(4 n, ms), and of fastest_ms
     std::size_t serial = 0;  // for tolerance()
     bool verified = false;

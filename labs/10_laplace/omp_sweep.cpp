@@ -56,7 +56,9 @@ OmpSweeps time_openmp_sweeps(const Grid &g, unsigned sweeps, int trials,
         ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     }
     const std::vector<float> &got = u;
-    r.ms = median(ms);
+    r.runs = spread_of(ms);
+    r.ms = r.runs.median;
+    r.policy = openmp_wait_policy();
     std::size_t differ = 0, first = 0;
     for (std::size_t k = 0; k < got.size(); ++k)
         if (got[k] != want[k] && differ++ == 0) first = k;

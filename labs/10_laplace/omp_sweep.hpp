@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "jacobi.hpp"
+#include "synclab/measure.hpp"
 
 namespace synclab {
 
@@ -14,6 +15,8 @@ struct OmpSweeps {
     std::string why_not;  // when it did not run: no OpenMP at build time
     unsigned threads = 0;
     double ms = 0;        // median of the trials, all sweeps
+    Spread runs;          // the trials, ms: a ratio against the median is printed beside it
+    std::string policy;   // how its threads wait between loops (openmp_wait_policy())
     bool ok = false;      // bit for bit the host's result
     std::string wrong;    // when not ok: how many points differ, and the first
 };

@@ -54,7 +54,10 @@ Settings settings(const Lab &lab) {
     // Oclgrind's schedule (--schedule) lets every newcomer in before a poll repeats itself long;
     // its patience (2^14 vain polls) must outlast the quiet window.
     const unsigned og_grace = lab.opt.schedule ? 1u << 10 : 1u << 15;
-    s.grace = x.count("grace") ? x["grace"].as<unsigned>() : og ? og_grace : cpu ? 1u << 19 : 1u << 12;
+    // On a CPU the poll closes once every compute unit's group came (main.cpp, expected()): a long
+    // quiet window (2^23 polls, about 10 ms) costs nothing then, and outlasts a thread a busy host
+    // keeps off its core for a few milliseconds (2^19 let 1 of 2 groups in beside two busy loops).
+    s.grace = x.count("grace") ? x["grace"].as<unsigned>() : og ? og_grace : cpu ? 1u << 23 : 1u << 12;
 
     if (s.I < 3 || s.J < 3 || s.I > 32768 || s.J > 32768)
         throw UsageError("--grid " + grid.text() + " is out of range: use 3 to 32768 points each way "

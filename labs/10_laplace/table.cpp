@@ -21,10 +21,12 @@ void Table::peers(double host_ms, unsigned threads, const OmpSweeps &omp) {
     std::printf("%-*s %8s %10.3f %12.2f %9.2f %8s  (%u threads)\n", width_, "host sweep", "-",
                 host_ms, host_us_, gb_per_s(bytes_, host_us_ / 1000), "-", threads);
     omp_gbps_ = omp.ok ? gb_per_s(bytes_, omp.ms / s_.sweeps) : 0;
+    omp_runs_ = gbps_spread(bytes_ * s_.sweeps, omp.runs);
     if (omp.ran)
-        std::printf("%-*s %8s %10.3f %12.2f %9.2f %8s  %s (%u threads)\n", width_, "OpenMP sweep",
-                    "-", omp.ms, omp.ms * 1000 / s_.sweeps, omp_gbps_, "-",
-                    omp.ok ? "verified" : ("WRONG: " + omp.wrong).c_str(), omp.threads);
+        std::printf("%-*s %8s %10.3f %12.2f %9.2f %8s  %s (%u threads, %s; %s)\n", width_,
+                    "OpenMP sweep", "-", omp.ms, omp.ms * 1000 / s_.sweeps, omp_gbps_, "-",
+                    omp.ok ? "verified" : ("WRONG: " + omp.wrong).c_str(), omp.threads,
+                    omp.policy.c_str(), omp_runs_.c_str());
     else if (!omp.why_not.empty())
         std::printf("OpenMP sweep: %s\n", omp.why_not.c_str());
 }

@@ -22,6 +22,8 @@ public:
     const std::vector<Verdict> &verdicts() const { return verdicts_; }
     double best_gbps() const { return best_gbps_; }
     double omp_gbps() const { return omp_gbps_; }
+    // "median 10.2 GB/s over 5 runs, 9.4-14.5 GB/s[; spread wide: not a stable ratio]"
+    const std::string &omp_runs() const { return omp_runs_; }
 
 private:
     const Settings &s_;
@@ -31,6 +33,7 @@ private:
     const int width_;
     Csv csv_;
     double host_us_ = 0, best_gbps_ = 0, omp_gbps_ = 0;
+    std::string omp_runs_;
     std::vector<Verdict> verdicts_;
 };
 

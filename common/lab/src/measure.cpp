@@ -1,9 +1,12 @@
 #include "synclab/measure.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <stdexcept>
 
+#include "synclab/bandwidth.hpp"
 #include "synclab/errors.hpp"
 #include "synclab/timing.hpp"
 
@@ -22,6 +25,23 @@ void require_fits(const DeviceInfo &dev, const std::string &option, std::size_t 
                      (per_value > 1 ? " (" + std::to_string(per_value) + " elements each)" : "") +
                      " does not fit one buffer on this device, or the kernels' indices: use " +
                      option + " " + std::to_string(most) + " or less");
+}
+
+std::string spread_flag(const Spread &ms) {
+    return ms.wide() ? "spread wide: not a stable ratio" : "";
+}
+
+std::string gbps_spread(std::uint64_t bytes, const Spread &ms) {
+    char s[120];
+    std::snprintf(s, sizeof s, "median %.1f GB/s over %zu run%s, %.1f-%.1f GB/s", gb_per_s(bytes, ms.median),
+                  ms.runs, ms.runs == 1 ? "" : "s", gb_per_s(bytes, ms.high), gb_per_s(bytes, ms.low));
+    return s + (ms.wide() ? "; " + spread_flag(ms) : std::string());
+}
+
+std::string openmp_wait_policy() {
+    const char *policy = std::getenv("OMP_WAIT_POLICY");
+    if (policy && *policy) return std::string("OMP_WAIT_POLICY=") + policy;
+    return "OpenMP's default wait policy (its threads spin between loops)";
 }
 
 void fill_nan(Env &env, const cl::Buffer &buffer, std::size_t floats) {

@@ -1,6 +1,7 @@
 // For every lab's main(): the measuring and reporting code labs share — fits-one-buffer checks,
 // NaN-filled buffers, timed launches (warm-up, median of events) and CSV rows by column name.
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <ostream>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "synclab/device.hpp"
+#include "synclab/timing.hpp"
 
 namespace synclab {
 
@@ -35,6 +37,16 @@ double median_of_launches(int trials, const std::function<double()> &launch);
 // The same, but the fastest trial: what a bandwidth probe reports, so that the bound it gives is
 // the most the memory did in this run, and a kernel's median cannot honestly exceed it.
 double fastest_of_launches(int trials, const std::function<double()> &launch);
+
+// A peer's rate as its runs gave it, for `bytes` moved in each of the times (ms): "median 19.0
+// GB/s over 5 runs, 12.0-24.6 GB/s", and "; spread wide: not a stable ratio" after it when ms.wide().
+std::string gbps_spread(std::uint64_t bytes, const Spread &ms);
+// The flag alone: "spread wide: not a stable ratio" when ms.wide(), else "".
+std::string spread_flag(const Spread &ms);
+
+// How OpenMP's threads wait between loops, for a host peer's row: "OMP_WAIT_POLICY=passive"
+// (labs/omp_passive.cpp sets it in the labs' executables), or "OpenMP's default wait policy ...".
+std::string openmp_wait_policy();
 
 // A CSV table whose columns are named once; cells are set by name, so a row cannot put a
 // value in the wrong column. Without a stream it does nothing.
