@@ -4,11 +4,14 @@
 #include <algorithm>
 #include <csignal>
 #include <cstring>
+#include <filesystem>
 #include <sstream>
 
 #include "synclab/oclgrind.hpp"
 #include "synclab/protocol.hpp"
 #include "synclab/stress.hpp"
+
+namespace fs = std::filesystem;
 
 namespace grade {
 
@@ -199,13 +202,29 @@ std::vector<std::string> stress_line(const Recipe &recipe, const Settings &s) {
 
 namespace {
 
-// A lab's executable as a student names it in a checkout.
-std::string in_checkout(const std::string &executable) { return "./build/bin/" + executable; }
+// A lab's executable by its absolute path (beside this grader's own), so a repeat command pastes
+// in any folder.
+std::string in_checkout(const std::string &executable) {
+    std::error_code ec;
+    const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+    return ec ? "./build/bin/" + executable : (self.parent_path() / executable).string();
+}
+
+// The arguments with --kernels' folder made absolute.
+std::vector<std::string> absolute_kernels(std::vector<std::string> args) {
+    for (std::size_t i = 0; i + 1 < args.size(); ++i)
+        if (args[i] == "--kernels") {
+            std::error_code ec;
+            const fs::path p = fs::absolute(args[i + 1], ec);
+            if (!ec) args[i + 1] = p.lexically_normal().string();
+        }
+    return args;
+}
 
 }  // namespace
 
 std::string repeat_command(const std::string &executable, const std::vector<std::string> &args) {
-    return in_checkout(executable) + " " + synclab::protocol::shell_command(args);
+    return in_checkout(executable) + " " + synclab::protocol::shell_command(absolute_kernels(args));
 }
 
 // The grade a stress run gives a lab that passed so far (`passed`): grade, kind and reason. A
@@ -226,7 +245,8 @@ std::tuple<Grade, Kind, std::string> stress_grade(const Recipe &recipe, const Se
     std::vector<std::string> again{"--kernels", kernels_dir};
     again.insert(again.end(), d.stress_args.begin(), d.stress_args.end());
     const std::string repeat =
-        synclab::stress_repeat_command(in_checkout(recipe.executable), again, std::stoull(v.schedule));
+        synclab::stress_repeat_command(in_checkout(recipe.executable), absolute_kernels(again),
+                                       std::stoull(v.schedule));
     return {Grade::Fail, Kind::Stress, "wrong under stress schedule " + v.schedule + ": " + why + "; repeat it: " + repeat};
 }
 

@@ -15,6 +15,7 @@
 #include <thread>
 #include <csignal>
 #include <cstring>
+#include <filesystem>
 #include <vector>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -302,7 +303,19 @@ std::string repeat_command(const std::string &program, int argc, char **argv, st
         }
         if (!dropped) kept.push_back(a);
     }
-    return stress_repeat_command(program, kept, seed);
+    // Absolute paths, so the command pastes in any folder: the lab beside this process's own
+    // executable (synclab-labs runs beside the labs), the --kernels folder.
+    for (std::size_t i = 0; i < kept.size(); ++i)
+        if ((kept[i] == "--kernels" && i + 1 < kept.size()) || kept[i].rfind("--kernels=", 0) == 0) {
+            std::string &dir = kept[i] == "--kernels" ? kept[i + 1] : kept[i];
+            const std::string head = kept[i] == "--kernels" ? "" : "--kernels=";
+            std::error_code ec;
+            const auto p = std::filesystem::absolute(dir.substr(head.size()), ec);
+            if (!ec) dir = head + p.lexically_normal().string();
+        }
+    std::error_code ec;
+    const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+    return stress_repeat_command(ec ? program : (self.parent_path() / program).string(), kept, seed);
 }
 
 // One schedule, tried up to --repeat times until it is not verified: that try's exit code.
