@@ -48,7 +48,8 @@ cxxopts::Options make_parser(const std::string &program, const std::string &desc
         ("variant", variant_help, cxxopts::value<std::string>()->default_value(variant_default))
         ("csv", "also write results as CSV to FILE ('-' for standard output)",
          cxxopts::value<std::string>()->default_value(""))
-        ("timeout", "stop with exit 1 after this many seconds on a core with no kernel launched "
+        ("timeout", "stop with exit 1 after this many seconds with no kernel launched, not counting "
+                    "time spent waiting for a core "
                     "(a kernel that never finishes: an endless loop, a barrier not every work-item "
                     "reaches); 0: no limit (default: 60 in the labs whose work-groups wait for one "
                     "another, 300 in the others and with --stress)", cxxopts::value<double>())
