@@ -114,7 +114,7 @@ std::pair<Kind, std::string> classify(const Run &run, const std::string &kernels
     if (p.exited && p.exit_code != v.exit_code)
         return {Kind::Error, "the lab's verdict (exit " + std::to_string(v.exit_code) +
                              ") disagrees with its " + p.describe()};
-    const std::string message = clip(relative(v.message, kernels_dir));
+    const std::string message = clip(relative(v.message, kernels_dir), kWhole);
     if (v.kind == "verified") return {Kind::None, ""};
     if (v.kind == "timeout") return {Kind::Timeout, hang_reason(timeout_s, v.where)};  // its watchdog
     if (v.kind == "crash") return {Kind::Crash, "crashed on the device: " + message};
@@ -162,7 +162,7 @@ std::pair<Kind, std::string> race_findings(const synclab::VerdictRecord &v,
     });
     std::vector<std::string> lines;
     for (const auto &f : found) {
-        const std::string line = clip(relative(f.message, kernels_dir), 300);
+        const std::string line = clip(relative(f.message, kernels_dir), kWhole);
         if (std::find(lines.begin(), lines.end(), line) == lines.end()) lines.push_back(line);
     }
     if (lines.size() > 3) {

@@ -16,6 +16,9 @@ std::vector<std::string> lines_of(const std::string &text);       // its lines t
 std::string relative(std::string s, const std::string &dir);      // paths in `dir` shown relative to it
 std::string join(const std::vector<std::string> &v, const std::string &sep = " ");
 std::string clip(std::string line, std::size_t max = 240);        // a line kept to its start
+// The most of one finding or verdict message a record keeps: every message a lab writes whole (a
+// finding's fix is its end), a kernel's megabyte printf not.
+constexpr std::size_t kWhole = 4000;
 std::string tail(const std::string &text, std::size_t max_lines);  // the last lines, indented
 std::string seconds_text(double s);
 
