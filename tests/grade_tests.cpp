@@ -230,10 +230,10 @@ TEST_CASE("with a list of devices every dynamic run happens on each of them") {
     CHECK(r.exit_code == 0);
     const auto rows = read_gradebook(out / "g.csv");
     REQUIRE(rows.size() == 1);
-    // One run per grading argument set of lab 01's declaration, on each device.
+    // One run per grading argument set of lab 01's declaration, and its drawn twin, on each device.
     std::size_t per_device = 0;
     for (const auto &lab : grade::discover_labs(fs::path(test::lab(kGrader)).parent_path().string(), nullptr))
-        if (lab.id == "01") per_device = lab.declaration.grading.size();
+        if (lab.id == "01") per_device = lab.declaration.grading.size() + !lab.declaration.drawn_grading.empty();
     REQUIRE(per_device > 1);
     CHECK(contains(rows[0].reason, std::to_string(per_device * n) + " run(s) right"));
     // The starter fails, and the reason names the device the failing run used.
