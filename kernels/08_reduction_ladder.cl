@@ -10,7 +10,9 @@
 // Your task: v4 to v8, marked TODO (v1 to v3, the lecture's first three kernels, are written).
 // Each has the right arguments and an empty body, so the lab reports it as not written yet.
 // Run ./build/bin/lab08_reduction_ladder after each one (no rebuild needed): it checks every
-// rung against the host's sum and prints how close each comes to the copy bandwidth.
+// rung against the host's sum and prints how close each comes to the read bound (% read: the
+// fastest checked read of the whole buffer, the read probe's or, on a CPU, a host peer's; the
+// copy probe's figure beside it, % copy, counts bytes read and written).
 
 // v1: interleaved addressing. At step s the work-items whose id is a multiple of 2s add their
 // neighbour s away. The `%` is slow, and the working items are spread thinly over every

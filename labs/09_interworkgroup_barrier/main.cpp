@@ -50,6 +50,23 @@ static Workload workload(const Lab &lab) {
     return w;
 }
 
+// On a CPU: the same steps on the host, C++20's std::barrier between them, a thread per core
+// (the OS runs every thread, so unlike a group that never started, none is waited for forever).
+// A comparison, not a check: graded and stress runs leave it out. False when it went wrong.
+static bool std_barrier_peer(Lab &lab, Steps &steps, const Workload &w, int width, double best_us) {
+    const DeviceInfo &dev = lab.env.info;
+    if (!dev.is_cpu() || dev.is_oclgrind() || active_profile() || lab.opt.stress) return true;
+    const HostBarrier h = time_std_barrier(steps.input(), steps.want(w.steps, w.work), w,
+                                           dev.compute_units, lab.trials_or(1));
+    const double us = h.ms * 1000 / w.steps;
+    std::printf("%-*s %7u %6u %10.3f %12.2f  %s\n", width, "std::barrier (host)", h.threads,
+                h.threads, h.ms, us, h.ok ? "matches the reference" : ("WRONG: " + h.wrong).c_str());
+    if (h.ok && best_us > 0)
+        std::printf("std::barrier over %u host threads: %.2f us per step; the best barrier "
+                    "inside one launch takes %.2fx that\n", h.threads, us, best_us / us);
+    return h.ok;
+}
+
 static int run(Lab &lab) {
     const DeviceInfo &dev = lab.env.info;
     const Workload w = workload(lab);
@@ -60,17 +77,15 @@ static int run(Lab &lab) {
     if (lab.opt.extra.count("groups") && !lab.opt.groups)
         throw UsageError("--groups 0 is no number of groups: leave it out to use the groups "
                          "discovered resident, or give 1 or more");
-
     Methods m(lab, w);  // builds every selected kernel (and c11 where it can be built)
     Steps steps(lab.env, w.n, lab.rng);
-    const std::size_t chunks = (w.n + w.wg - 1) / w.wg;
     const std::size_t probe = std::max<std::size_t>(64, std::size_t(dev.compute_units) * 64);
     const std::size_t occ = steps.discover(m.discovery, probe, w);
     // Without --groups: the barriers get the groups discovery found running at once; relaunch and
     // discovered get one group per chunk of the work, however many that is.
     // At least one group per compute unit is resident whatever discovery saw (POCL: a thread each).
     const std::size_t naive = given ? lab.opt.groups : std::max<std::size_t>(occ, dev.compute_units);
-    const std::size_t natural = given ? lab.opt.groups : chunks;
+    const std::size_t natural = given ? lab.opt.groups : (w.n + w.wg - 1) / w.wg;  // a chunk each
 
     char what[300];
     std::snprintf(what, sizeof what, "n = %zu, %u steps, work %u, groups of %zu; discovery: %zu "
@@ -90,7 +105,6 @@ static int run(Lab &lab) {
     std::printf("%-*s %7s %6s %10s %12s  %s\n", width, "kernel (method)", "groups", "took", "ms",
                 "us per step", "result");
     std::vector<Verdict> verdicts;
-    bool peer_wrong = false;
     double wait_us = 0, queue_us = 0, best_us = 0;
     for (Method &mm : m.list) {
         if (!mm.skipped.empty()) {
@@ -102,8 +116,9 @@ static int run(Lab &lab) {
         const Outcome o = run_median(steps, mm, groups, w, lab.trials_or(1));
         const double us = o.ms * 1000 / w.steps;
         if (mm.how == How::InKernel) lab.groups_met(mm.variant, o.parts);
+        const std::string result = lab.result_text(mm.variant, o.ok(), o.text());  // c11: optional
         std::printf("%-*s %7zu %6zu %10.3f %12.2f  %s\n", width, mm.label.c_str(), o.launched, o.parts,
-                    o.ms, us, o.text().c_str());
+                    o.ms, us, result.c_str());
         if (mm.how == How::RelaunchWait) wait_us = us;
         if (mm.how == How::RelaunchQueue) queue_us = us;
         const bool graded_barrier = mm.how == How::InKernel && !lab.is_demonstration(mm.variant);
@@ -114,25 +129,12 @@ static int run(Lab &lab) {
         csv.row();
         // relaunch's two rows make one verdict: wrong when either is.
         if (!verdicts.empty() && verdicts.back().variant == mm.variant) {
-            if (!o.ok()) verdicts.back() = {mm.variant, false, mm.label + ": " + o.text()};
+            if (!o.ok()) verdicts.back() = {mm.variant, false, mm.label + ": " + result};
         } else {
-            verdicts.push_back({mm.variant, o.ok(), mm.label + ": " + o.text()});
+            verdicts.push_back({mm.variant, o.ok(), mm.label + ": " + result});
         }
     }
-    // On a CPU: the same steps on the host, C++20's std::barrier between them, a thread per core
-    // (the OS runs every thread, so unlike a group that never started, none is waited for forever).
-    // A comparison, not a check: graded and stress runs leave it out.
-    if (dev.is_cpu() && !dev.is_oclgrind() && !active_profile() && !lab.opt.stress) {
-        const HostBarrier h = time_std_barrier(steps.input(), steps.want(w.steps, w.work), w,
-                                               dev.compute_units, lab.trials_or(1));
-        const double us = h.ms * 1000 / w.steps;
-        std::printf("%-*s %7u %6u %10.3f %12.2f  %s\n", width, "std::barrier (host)", h.threads,
-                    h.threads, h.ms, us, h.ok ? "matches the reference" : ("WRONG: " + h.wrong).c_str());
-        if (!h.ok) peer_wrong = true;
-        if (h.ok && best_us > 0)
-            std::printf("std::barrier over %u host threads: %.2f us per step; the best barrier "
-                        "inside one launch takes %.2fx that\n", h.threads, us, best_us / us);
-    }
+    const bool peer_wrong = !std_barrier_peer(lab, steps, w, width, best_us);
     if (best_us > 0 && wait_us > 0)
         std::printf("best barrier inside one launch: %.2f us per step; relaunch with the host "
                     "waiting costs %.2gx that, back-to-back relaunch %.2gx%s\n", best_us,

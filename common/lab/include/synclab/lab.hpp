@@ -50,8 +50,18 @@ public:
     const std::string &kernel_name(const std::string &variant) const;
     // "labNN_topic on PLATFORM / DEVICE: <what>, seed N", the first line of every lab.
     void banner(const std::string &what) const;
+    // Declared `.graded = false`: reported, never graded, and wrong without failing the run.
+    bool is_optional(const std::string &variant) const;
+    // A variant's result as its row shows it: `text`, or for an optional variant that is not ok
+    // while a starter's part its kernels run still says TODO, "not done (optional: the TODO in
+    // FUNCTION is still to write)".
+    std::string result_text(const std::string &variant, bool ok, const std::string &text) const;
+    // The function whose starter part, among the code the variant's kernels run, still says
+    // TODO (synclab/todo.hpp), or "".
+    std::string unwritten_todo(const std::string &variant) const;
     // Records every verdict (--verdict) and returns the exit code: 1 when a variant the student
-    // must get right is wrong, or a demonstration asked for alone is. On Oclgrind, the findings
+    // must get right is wrong, or a demonstration or optional variant asked for alone is. An
+    // optional variant's wrong result is recorded "wrong", its unwritten TODO "skipped". On Oclgrind, the findings
     // its log gained since the last look fail the variants whose kernels they name (every
     // variant here that lists the kernel; every variant here when none does): each is printed,
     // recorded as a `finding`, and makes its variant wrong.
