@@ -150,7 +150,7 @@ elif [ -n "${SYNCLAB_DRAW_KEY:-}" ]; then
   (umask 077 && printf '%s\n' "$SYNCLAB_DRAW_KEY" >"$work/draw-key")
   key_args=(--draw-key-file "$work/draw-key")
 else
-  rm -f "$work/gradebook.csv.draw-key"
+  rm -f "$work/synclab.draw-key"
 fi
 # The grader stops itself at its budget; timeout only ends one that did not.
 grace=$(( budget >= 150 ? 15 : budget / 10 + 1 ))

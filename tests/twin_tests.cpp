@@ -199,6 +199,9 @@ TEST_CASE("the draw key beside a gradebook is made once, mode 0600, and read aga
 
 TEST_CASE("a declaration's draws go through --describe, fill every argument list, and must be declared") {
     synclab::Declaration d{.dir = "42_x",
+                           .summary = "",
+                           .description = "",
+                           .variants = {},
                            .grading = {{"--steps", "{steps}"}},
                            .race_checks = {{"--groups", "{groups}", "--oclgrind-threads", "{groups}"}},
                            .drawn_checks = {{"--wg", "8"}},

@@ -3,6 +3,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -52,7 +53,11 @@ bool make_key_file(const std::string &path, const std::string &key) {
 
 }  // namespace
 
-std::string key_file_of(const std::string &csv) { return csv + ".draw-key"; }
+std::string key_file_of(const std::string &csv) {
+    // One a folder: the shards of a class, gradebooks side by side, draw with one key.
+    const std::filesystem::path folder = std::filesystem::path(csv).parent_path();
+    return (folder.empty() ? std::filesystem::path("synclab.draw-key") : folder / "synclab.draw-key").string();
+}
 
 std::string random_key() {
     unsigned char bytes[32];

@@ -16,7 +16,8 @@ struct DrawKey {
 // Throws UsageError (one line) for a key file that cannot be read or made, or holds no key.
 DrawKey choose_draw_key(const std::string &given, const std::string &file, const std::string &csv);
 
-// The key file of a gradebook: FILE.draw-key beside gradebook FILE.
+// The key file of a gradebook: synclab.draw-key in the gradebook's folder (shared by the shards
+// of a class whose gradebooks lie side by side).
 std::string key_file_of(const std::string &csv);
 
 // 32 bytes of /dev/urandom as 64 hex digits.

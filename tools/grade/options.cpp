@@ -174,7 +174,7 @@ void add_options(cxxopts::Options &parser) {
         ("seed", "random seed for every run (0: fresh inputs every run)",
          cxxopts::value<std::string>()->default_value("0"), "N")
         ("draw-key", "the key of each lab's drawn race check and counts, with the handed-in "
-                     "kernel's text (default: the key file beside --csv, FILE.draw-key, made once "
+                     "kernel's text (default: the key file in --csv's folder, synclab.draw-key, made once "
                      "with a random key; without --csv a fresh random key)",
          cxxopts::value<std::string>(), "TEXT")
         ("draw-key-file", "read the draw key from the first line of FILE",
