@@ -30,10 +30,11 @@ static bool lacks(const VectorClock &now, const VectorClock &pending) {
     return false;
 }
 
-// What a release of `it` passes on unacquired: its first hand-over read since its last acquire,
-// when that brought what it has not acquired; else the note it carries in.
+// What a release of `it` passes on unacquired: its last hand-over read since its last acquire
+// (a fence after it acquires the earlier ones too), when they brought what it has not acquired;
+// else the note it carries in.
 Model::Note Model::passed_on(const Item &it) const {
-    if (it.first_unacquired && lacks(it.now, it.pending)) return {it.first_unacquired, it.group};
+    if (it.last_unacquired && lacks(it.now, it.pending)) return {it.last_unacquired, it.group};
     return it.note;
 }
 
@@ -130,19 +131,21 @@ Race Model::race(const Access &first, const Access &second, std::size_t address)
 
 // A relaxed read of `word`: its release sequence waits in `pending` for an acquire fence, or is
 // taken at once (`now`) by an acquire atomic. It carries in the word's note, and the plain store
-// that wrote it last (or, read from a release sequence, none). True when another group wrote it
-// last: a hand-over.
+// that wrote it last (or, read from a release sequence, none). True for a hand-over: another
+// group wrote it last, or its release sequence brought what `it` had not acquired (a group's own
+// RMW continues the others' sequences: a poll of the word it wrote last still reads them).
 bool Model::acquire_from(Item &it, std::size_t word, bool now) {
     std::lock_guard<std::mutex> lock(atomics_mu_);
     auto f = atomics_.find(word);
     if (f == atomics_.end()) return false;
     const Word &w = f->second;
+    const bool brings = lacks(it.now, w.seq);
     it.pending.join(w.seq);
     if (now) it.now.join(w.seq);
     if (w.note.site) it.note = w.note;
     if (w.plain.site && w.plain.group != it.group) group_plain_[it.group] = w.plain;
     else if (!w.seq.empty()) group_plain_[it.group] = {};
-    return w.writer_group != it.group;
+    return w.writer_group != it.group || brings;
 }
 
 // Whether `a`'s work-item has not seen the access of work-item `other` at time `t`, another
@@ -287,7 +290,7 @@ std::optional<Race> Model::access(std::size_t item, std::size_t group, std::size
     bool handed = false;
     for (std::size_t w : atomic_words) handed |= acquire_from(me, w, false);
     if (handed) {
-        if (!me.first_unacquired) me.first_unacquired = site;
+        me.last_unacquired = site;
         me.last_atomic_read = site;
         me.acquired = false;
         group_reader_[group] = item;
@@ -311,8 +314,7 @@ std::optional<Race> Model::atomic(std::size_t item, std::size_t address, bool re
     const Note note = writes ? passed_on(me) : Note{};
     if (reads) {
         if (acquire_from(me, address, acquires(order))) {
-            if (acquires(order)) me.first_unacquired = nullptr;
-            else if (!me.first_unacquired) me.first_unacquired = site;
+            me.last_unacquired = acquires(order) ? nullptr : site;
             me.last_atomic_read = site;
             me.acquired = acquires(order);
             if (acquires(order)) group_acquire_[me.group].set(me.epoch, item, site);
@@ -357,7 +359,7 @@ void Model::fence(std::size_t item, Order order) {
         if (const void *read = me.last_atomic_read.load(); read && !me.acquired)
             group_acquire_[me.group].set(me.epoch, item, read);
         me.acquired = true;
-        me.first_unacquired = nullptr;
+        me.last_unacquired = nullptr;
     }
     if (releases(order)) {
         me.released = me.now;

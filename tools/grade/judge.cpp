@@ -146,7 +146,7 @@ void note_run(Result &r, const Run &run, const std::string &title) {
     if (!run.process.err.empty()) r.details += tail(run.process.err, 12);
 }
 
-// Oclgrind's findings as the lab recorded them: the first kind (races first) and one line.
+// Oclgrind's findings as the lab recorded them, in its order: the first kind and one line.
 std::pair<Kind, std::string> race_findings(const synclab::VerdictRecord &v,
                                                   const std::vector<std::string> &variants,
                                                   const std::string &kernels_dir) {
@@ -156,10 +156,8 @@ std::pair<Kind, std::string> race_findings(const synclab::VerdictRecord &v,
             synclab::oclgrind_priority(f.kind) < synclab::kOclgrindNotFailing)
             found.push_back(f);
     if (found.empty()) return {Kind::None, ""};
-    // A race often shows up as an uninitialized read too: the race is the one to tell.
-    std::stable_sort(found.begin(), found.end(), [](const auto &a, const auto &b) {
-        return synclab::oclgrind_priority(a.kind) < synclab::oclgrind_priority(b.kind);
-    });
+    // In the lab's order (synclab::order_findings: the cause first), so that the row tells what
+    // the lab printed.
     std::vector<std::string> lines;
     for (const auto &f : found) {
         const std::string line = clip(relative(f.message, kernels_dir), kWhole);

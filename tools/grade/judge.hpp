@@ -31,8 +31,8 @@ std::pair<Kind, std::string> classify(const Run &run, const std::string &kernels
 // The run's command and what it said, in the row's details; the profiles its text differed under.
 void note_run(Result &r, const Run &run, const std::string &title);
 
-// Oclgrind's findings among `variants`, as the lab recorded them: the first kind (races first)
-// and one line; (Kind::None, "") when none fails the lab.
+// Oclgrind's findings among `variants`, in the order the lab recorded them (the cause first):
+// the first one's kind and one line; (Kind::None, "") when none fails the lab.
 std::pair<Kind, std::string> race_findings(const synclab::VerdictRecord &v,
                                                   const std::vector<std::string> &variants,
                                                   const std::string &kernels_dir);

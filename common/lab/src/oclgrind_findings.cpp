@@ -75,9 +75,8 @@ std::vector<OclgrindFinding> Lab::new_oclgrind_findings() {
         if (f.fails()) out.push_back(f);
         else std::printf("Oclgrind also said: %s\n", f.message().c_str());
     }
-    std::stable_sort(out.begin(), out.end(), [](const OclgrindFinding &a, const OclgrindFinding &b) {
-        return a.priority() < b.priority();
-    });
+    // The cause first, in the student's code where it can be: the grader keeps this order.
+    order_findings(out, kernel_source_, kernel_shown_);
     return out;
 }
 

@@ -294,6 +294,59 @@ bool OclgrindFinding::between_groups() const {
            !entities[1].group_id.empty() && entities[0].group_id != entities[1].group_id;
 }
 
+bool OclgrindFinding::fix_is_group_barrier() const { return fix.rfind("a barrier(", 0) == 0; }
+
+std::vector<int> OclgrindFinding::named_lines() const {
+    static const std::regex named(R"(\bline (\d+))");
+    std::vector<int> out = lines;
+    for (std::sregex_iterator m(fix.begin(), fix.end(), named), end; m != end; ++m)
+        out.push_back(std::stoi((*m)[1]));
+    return out;
+}
+
+std::vector<std::pair<int, int>> student_parts(const std::string &source) {
+    std::vector<std::pair<int, int>> parts;
+    std::istringstream in(source);
+    int n = 0, open = 0;
+    for (std::string l; std::getline(in, l);) {
+        ++n;
+        if (l.find("---- end of your code ----") != std::string::npos) {
+            if (open) parts.emplace_back(open, n);
+            open = 0;
+        } else if (l.find("---- your code ----") != std::string::npos) {
+            open = n;
+        }
+    }
+    return parts;
+}
+
+void order_findings(std::vector<OclgrindFinding> &found, const std::string &source,
+                    const std::string &file) {
+    const auto parts = student_parts(source);
+    auto given_only = [&](const OclgrindFinding &f) {
+        if (parts.empty() || f.file != file) return false;
+        for (int l : f.named_lines())
+            for (const auto &[first, last] : parts)
+                if (l >= first && l <= last) return false;
+        return !f.named_lines().empty();
+    };
+    auto rank = [&](const OclgrindFinding &f) {
+        if (f.kind == "memory-model" && f.fix_is_group_barrier())
+            for (const auto &o : found)
+                if (o.kind == "data-race" && !o.between_groups() && o.kernel == f.kernel)
+                    return -1;  // before the races it lets happen
+        return f.priority();
+    };
+    std::vector<std::pair<std::pair<bool, int>, std::size_t>> keys;
+    for (std::size_t i = 0; i < found.size(); ++i)
+        keys.push_back({{given_only(found[i]), rank(found[i])}, i});
+    std::stable_sort(keys.begin(), keys.end(),
+                     [](const auto &a, const auto &b) { return a.first < b.first; });
+    std::vector<OclgrindFinding> ordered;
+    for (const auto &k : keys) ordered.push_back(found[k.second]);
+    found = std::move(ordered);
+}
+
 std::string hbcheck_plugin() {
     std::error_code ec;
     if (const char *given = std::getenv("SYNCLAB_HBCHECK"))  // "off" (or no such file): none

@@ -135,14 +135,16 @@ private:
         Clock epoch = 0;  // barriers with CLK_GLOBAL_MEM_FENCE passed
         Note note;        // carried in from an atomic read or a barrier
         // The last atomic write, and the last atomic read (or poll) of a word another group
-        // wrote: the hand-overs.
+        // wrote, or whose release sequence brought what was not acquired: the hand-overs.
         std::atomic<const void *> last_atomic_write{nullptr}, last_atomic_read{nullptr};
         std::atomic<Clock> last_atomic_write_time{0};
         std::atomic<Clock> released_at{0};  // own time at the last release fence (0: none)
         std::atomic<bool> acquired{false};  // an acquire fence since the last hand-over read
         Clock release_epoch = 0;            // the epoch of the last release fence
-        // The first hand-over read since the last acquire that brought what was not acquired.
-        const void *first_unacquired = nullptr;
+        // The last atomic read (or poll) since the last acquire that brought what was not
+        // acquired: an acquire fence after it acquires every one before it, so that is where
+        // the fence goes, whichever group's schedule runs.
+        const void *last_unacquired = nullptr;
         std::atomic<bool> write_released{false};  // the last atomic write released
     };
     // Per work-group: the first releasing atomic write (the last acquiring atomic read) of an

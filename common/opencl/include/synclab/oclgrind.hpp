@@ -1,6 +1,7 @@
 // For the labs (on Oclgrind), the grader and the tests: reading Oclgrind's log: its exit code never says anything, so its messages are the verdict.
 #pragma once
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace synclab {
@@ -62,7 +63,26 @@ struct OclgrindFinding {
     int priority() const;
     // A data race of two work-items of different work-groups (Oclgrind's own report).
     bool between_groups() const;
+    // hbcheck's fix is a group barrier (before a master arrives, after it acquires).
+    bool fix_is_group_barrier() const;
+    // The lines it reports and those its fix names, in order.
+    std::vector<int> named_lines() const;
 };
+
+// The student's parts of a kernel file: the lines between "---- your code ----" and
+// "---- end of your code ----" (docs/adding-a-lab.md), as [first, last] line pairs; none when
+// the file marks none.
+std::vector<std::pair<int, int>> student_parts(const std::string &source);
+
+// Puts the finding nearest the cause first; the lab prints and records findings in this order
+// and the grader keeps it. In order: findings with a line (reported or named by the fix) in the
+// student's parts of `source` before those wholly in given code (only findings in `file`; a
+// source that marks no parts leaves them all first); then by kind (oclgrind_priority), except
+// that a memory-model finding whose fix is a group barrier comes before the data races within a
+// group of the same kernel: a group that does not wait for its master lets its work-items race
+// on what the master writes. Otherwise the order is kept.
+void order_findings(std::vector<OclgrindFinding> &found, const std::string &source,
+                    const std::string &file);
 
 // Where Oclgrind finds hbcheck's plugin: SYNCLAB_HBCHECK when set ("off": none), else beside the
 // running program (build/bin/../lib), else where the build put it; "" when it was not built.
