@@ -375,15 +375,17 @@ TEST_CASE("a lab's grading runs share one process, which stops at the first fail
 
     const auto [wrong, wrong_runs] = grade("ok wrong ok");
     CHECK(wrong.kind == "wrong-answer");
-    // The run again as the student types it in a checkout: their folder, the failed variant.
-    CHECK(contains(wrong.reason, "a WRONG (k: 3 sums wrong) (repeat it: ./build/bin/lab99_scripted --kernels " +
+    // The run again, pasted in any folder: the lab and their folder by absolute path, the failed
+    // variant.
+    const std::string lab = (bin / "lab99_scripted").string();
+    CHECK(contains(wrong.reason, "a WRONG (k: 3 sums wrong) (repeat it: " + lab + " --kernels " +
                                      student.string() + " --variant a --step wrong --seed 5)"));
     CHECK(wrong_runs.size() == 2);  // nothing after the first failure
 
     const auto [crash, crash_runs] = grade("ok ok crash ok");
     CHECK(crash.kind == "crash");
     CHECK(contains(crash.reason, "SIGSEGV"));
-    CHECK(contains(crash.reason, "(repeat it: ./build/bin/lab99_scripted --kernels " + student.string() +
+    CHECK(contains(crash.reason, "(repeat it: " + lab + " --kernels " + student.string() +
                                      " --variant a --step crash --seed 5)"));
     CHECK(crash_runs.size() == 3);
 
