@@ -13,8 +13,10 @@
 #include <unistd.h>
 
 #include "judge.hpp"  // seconds_text
+#include "submission_files.hpp"  // HandedIn
 #include "stop.hpp"
 #include "text_escape.hpp"
+#include "synclab/protocol.hpp"  // shell_quote
 
 namespace fs = std::filesystem;
 
@@ -90,6 +92,33 @@ Scheduler::~Scheduler() {
         if (t.joinable()) t.join();
 }
 
+namespace {
+
+void replace_all(std::string &text, const std::string &from, const std::string &to) {
+    for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+        text.replace(at, from.size(), to);
+}
+
+// Rows graded on files gathered into `gathered` name each lab's file where the student left it
+// (the first of its name found, as gathering takes it): a repeat command must not name the
+// grader's temporary copy.
+void name_own_folders(std::vector<Result> &rows, const std::vector<const Recipe *> &recipes,
+                      const std::vector<HandedIn> &found, const std::string &gathered) {
+    for (std::size_t i = 0; i < rows.size() && i < recipes.size(); ++i) {
+        const auto f = std::find_if(found.begin(), found.end(),
+                                    [&](const HandedIn &h) { return h.name == recipes[i]->kernel_file; });
+        if (f == found.end()) continue;
+        std::error_code ec;
+        const std::string own = fs::absolute(fs::path(f->path).parent_path(), ec).lexically_normal().string();
+        for (std::string *text : {&rows[i].reason, &rows[i].details}) {
+            replace_all(*text, "--kernels " + gathered, "--kernels " + synclab::protocol::shell_quote(own));
+            replace_all(*text, gathered, own);
+        }
+    }
+}
+
+}  // namespace
+
 // Each row records the hash of the files it graded, taken before and after: none when they
 // changed meanwhile, so that --resume grades them again. In a class, files found in folders
 // below the student's are gathered into a folder beside the job's first.
@@ -110,6 +139,7 @@ std::vector<Result> Scheduler::grade_unit(std::size_t u, const std::string &job_
         results = {grade_lab(*recipes[0], sub.student, folder, ctx_.settings, &g_stop_flag, job_dir)};
     else
         results = grade_labs(recipes, sub.student, folder, ctx_.settings, &g_stop_flag, job_dir);
+    if (folder != files.folder) name_own_folders(results, recipes, files.found, folder);
     note_misnamed(results, files.misnamed);
     const bool same = files_of(sub, ctx_.all_labs, plan_.gather).sha256 == files.sha256;
     for (auto &r : results) r.files_sha256 = same ? files.sha256 : "";
