@@ -69,7 +69,7 @@ TEST_CASE("a kernel that reads a pointer's bits is refused, one that indexes is 
     }
 }
 
-TEST_CASE("arithmetic an implementation rounds its own way is refused; +, -, *, /, sqrt, fma are not") {
+TEST_CASE("arithmetic an implementation rounds its own way is refused, and +, -, *, /, sqrt, fma are not") {
     const std::string third = "float t = 1.0f / get_local_size(0) * 3.0f;";
     const std::vector<std::pair<std::string, std::string>> refused{
         {"mad", first_barrier("if (mad(3.0f, 1.0f / 3.0f, -1.0f) != 0.0f) " + B)},
@@ -137,7 +137,7 @@ TEST_CASE("the moment and place of a build are one value in every check's text")
 
 TEST_SUITE("grade") {
 
-TEST_CASE("kernels that would tell the checks apart are refused in a grading; their twins pass") {
+TEST_CASE("kernels that would tell the checks apart are refused in a grading, and their twins pass") {
     TempDir dir;
     const fs::path klass = dir.path / "class";
     // Each skips its barriers only where a check looks away; each twin computes the same test

@@ -10,7 +10,7 @@ using namespace gradetest;
 
 TEST_SUITE("grade") {
 
-TEST_CASE("every repeat command of a class, run from another folder, fails again; a right lab prints none") {
+TEST_CASE("every repeat command of a class, run from another folder, fails again, and a right lab prints none") {
     TempDir dir;
     const fs::path klass = dir.path / "class";
     // Files in a folder below the student's (gathered by the grader), and files beside it.

@@ -80,7 +80,7 @@ TEST_CASE("unwritten_part finds a TODO left in a kernel or in what it calls, and
 
 TEST_SUITE("lab") {
 
-TEST_CASE("lab09 an optional variant never sets the exit code; a wrong graded barrier does") {
+TEST_CASE("lab09 an optional variant never sets the exit code, a wrong graded barrier does") {
     // Every graded barrier right, c11 the starter's: "not done", exit 0.
     const auto c11 = starter_parts({"centralized_barrier_c11"});
     const auto r = run_on(c11, {});

@@ -26,4 +26,4 @@ set_tests_properties("grading the solutions passes every gradable lab" PROPERTIE
 set_tests_properties("a class graded with -j 2 gives the gradebook of -j 1, in order" PROPERTIES RESOURCE_LOCK graders)
 set_tests_properties("Gradescope and PrairieLearn: 3 of 10 labs right scores 3 of 10, each lab's reason in its test" PROPERTIES RESOURCE_LOCK graders)
 set_tests_properties("GitHub Classroom: each lab's step, run as written, scores 3 of 10 for 3 labs right" PROPERTIES RESOURCE_LOCK graders)
-set_tests_properties("three shards graded at once merge into the gradebook one run writes, JUnit names unclashed" PROPERTIES RESOURCE_LOCK graders)
+set_tests_properties("three shards graded at once merge into the gradebook one run writes, JUnit names unclashed, and shards missing or graded otherwise are refused" PROPERTIES RESOURCE_LOCK graders)

@@ -167,7 +167,7 @@ TEST_CASE("a submission's counts and drawn twin are a function of its text, the 
 
 TEST_SUITE("unit") {
 
-TEST_CASE("the draw key beside a gradebook is made once, mode 0600, and read again; without one it is fresh") {
+TEST_CASE("the draw key beside a gradebook is made once, mode 0600, and read again, and without one it is fresh") {
     const fs::path dir = fs::temp_directory_path() / ("synclab-drawkey-" + std::to_string(::getpid()));
     fs::create_directories(dir);
     const std::string csv = (dir / "g.csv").string();
