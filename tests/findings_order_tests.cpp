@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "grade_support.hpp"
+#include "hbcheck_launch.hpp"
 #include "support.hpp"
 #include "synclab/oclgrind.hpp"
 #include "synclab/verdict.hpp"
@@ -138,6 +139,31 @@ TEST_CASE("a finding wholly in given code follows one in the student's code, one
     synclab::order_findings(found, kSource, "other.cl");
     CHECK(found.front().kind == "data-race");
     CHECK(synclab::student_parts(kSource) == std::vector<std::pair<int, int>>{{3, 6}});
+}
+
+// A generation barrier of two groups: each adds to one counter, then polls it. The one that adds
+// last polls the word it wrote itself, which still carries the other's release: the acquire
+// fence belongs after the poll, where it covers the add too, as for the group that adds first.
+TEST_CASE("hbcheck model: a missing acquire is named after the last read that needs it, a poll of the group's own add included") {
+    using namespace hbtest;
+    for (bool acquire : {true, false}) {
+        CAPTURE(acquire);
+        Launch l(2, 1);
+        const auto y = l.item(0), x = l.item(1);
+        l.write(y, kData, kWriteData);
+        l.fence(y);
+        l.rmw(y, kCounter, kArrive);
+        l.fence(x);
+        l.rmw(x, kCounter, kBump);  // reads y's release
+        l.poll(x, kCounter, kPollGen);
+        if (acquire) l.fence(x);
+        l.read(x, kData, kReadData);
+        CHECK(l.clean() == acquire);
+        if (!acquire) {
+            CHECK(l.first().cause == hbcheck::Cause::AcquireMissing);
+            CHECK(l.first().site == kPollGen);
+        }
+    }
 }
 
 }  // TEST_SUITE("unit")
