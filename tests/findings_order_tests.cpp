@@ -170,7 +170,7 @@ TEST_CASE("hbcheck model: a missing acquire is named after the last read that ne
 
 TEST_SUITE("oclgrind") {
 
-TEST_CASE("lab 09 without the group barrier before arriving leads with that barrier, not the local race it causes; the solution is clean") {
+TEST_CASE("lab 09 without the group barrier before arriving leads with that barrier, not the local race it causes, and the solution is clean") {
     if (!test::have_oclgrind()) return;
     const std::string dir = test::fixture("arrive_no_barrier_09");
     const int inc = test::line_of(dir + kFile, "atomic_inc(&ctl[COUNT])");
@@ -184,7 +184,7 @@ TEST_CASE("lab 09 without the group barrier before arriving leads with that barr
     CHECK(lab_first(test::source("solutions"), "centralized", shape("centralized")).printed.empty());
 }
 
-TEST_CASE("lab 09's plain flag store leads with a finding in the student's code; the solution is clean") {
+TEST_CASE("lab 09's plain flag store leads with a finding in the student's code, and the solution is clean") {
     if (!test::have_oclgrind()) return;
     const std::string dir = test::fixture("flag_plain_store_09");
     const auto parts = synclab::student_parts(gradetest::read_file(dir + kFile));
@@ -202,7 +202,7 @@ TEST_CASE("lab 09's plain flag store leads with a finding in the student's code;
     CHECK(lab_first(test::source("solutions"), "decentralized", shape("decentralized")).printed.empty());
 }
 
-TEST_CASE("a missing acquire fence is named after the poll, in every schedule and shape; the solution is clean") {
+TEST_CASE("a missing acquire fence is named after the poll, in every schedule and shape, and the solution is clean") {
     if (!test::have_oclgrind()) return;
     struct Case {
         const char *fixture, *variant, *poll;
