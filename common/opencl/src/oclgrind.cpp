@@ -166,6 +166,54 @@ void OclgrindFinding::see_source(const std::string &source) {
     return_line = found;
 }
 
+namespace {
+
+// A data race's sentence: the reader first (the line the student looks at), and the fix.
+void tell_data_race(const OclgrindFinding &f, std::ostream &s, const std::string &in,
+                    const std::string &where, bool local) {
+    const char *space = local ? "local"
+                        : f.headline.find("global memory") != std::string::npos ? "global"
+                                                                              : "shared";
+    const char *fence = local ? "CLK_LOCAL_MEM_FENCE" : "CLK_GLOBAL_MEM_FENCE";
+    s << "data race" << in << ": ";
+    if (f.entities.size() == 2 && f.entities[0].line && f.entities[1].line) {
+        // Name the reader first: that is the line the student looks at.
+        const OclgrindFinding::Entity *r = &f.entities[1], *w = &f.entities[0];
+        if (r->access != "reads" && w->access == "reads") std::swap(r, w);
+        if (r->access == "writes" && w->access == "writes" && r->line == w->line) {
+            s << "work-items " << r->global_id << " and " << w->global_id << " both write "
+              << space << " memory at " << f.file << ":" << r->line
+              << ", the same place, with nothing ordering them";
+        } else {
+            s << "work-item " << r->global_id << " " << (r->access.empty() ? "uses" : r->access)
+              << " " << space << " memory at " << f.file << ":" << r->line << " that work-item "
+              << w->global_id << " " << (w->access.empty() ? "uses" : w->access)
+              << " at line " << w->line;
+            if ((r->access == "updates") != (w->access == "updates"))
+                // One side is an atomic: a barrier would not make the plain access see its
+                // result in order; the plain one must be atomic too.
+                s << ": one of them is an atomic, the other a plain access; make the plain "
+                     "one atomic too (a read: atomic_add(p, 0) or atomic_load; better, use the "
+                     "value the atomic returns)";
+            else if (r->group != w->group)
+                s << ", from another work-group: no barrier orders work-groups, so let each "
+                     "group use its own place (index it by get_group_id(0))";
+            else if (f.barrier_line)
+                s << ", and the barrier between them (line " << f.barrier_line
+                  << ") fences only " << (local ? "global" : "local") << " memory: " << space
+                  << " memory needs barrier(" << fence << ") there";
+            else
+                s << ", with no barrier between them: put barrier(" << fence
+                  << ") between the two, where every work-item of the group reaches it";
+        }
+    } else {
+        s << space << " memory accessed by two work-items at " << where
+          << " with no barrier between them: add a barrier between the write and the read";
+    }
+}
+
+}  // namespace
+
 std::string OclgrindFinding::friendly() const {
     const std::string where = file.empty() ? std::string("an unknown line")
                                            : file + ":" + std::to_string(line);
@@ -173,45 +221,7 @@ std::string OclgrindFinding::friendly() const {
     const bool local = headline.find("local memory") != std::string::npos;
     std::ostringstream s;
     if (kind == "data-race") {
-        const char *space = local ? "local"
-                            : headline.find("global memory") != std::string::npos ? "global"
-                                                                                  : "shared";
-        const char *fence = local ? "CLK_LOCAL_MEM_FENCE" : "CLK_GLOBAL_MEM_FENCE";
-        s << "data race" << in << ": ";
-        if (entities.size() == 2 && entities[0].line && entities[1].line) {
-            // Name the reader first: that is the line the student looks at.
-            const Entity *r = &entities[1], *w = &entities[0];
-            if (r->access != "reads" && w->access == "reads") std::swap(r, w);
-            if (r->access == "writes" && w->access == "writes" && r->line == w->line) {
-                s << "work-items " << r->global_id << " and " << w->global_id << " both write "
-                  << space << " memory at " << file << ":" << r->line
-                  << ", the same place, with nothing ordering them";
-            } else {
-                s << "work-item " << r->global_id << " " << (r->access.empty() ? "uses" : r->access)
-                  << " " << space << " memory at " << file << ":" << r->line << " that work-item "
-                  << w->global_id << " " << (w->access.empty() ? "uses" : w->access)
-                  << " at line " << w->line;
-                if ((r->access == "updates") != (w->access == "updates"))
-                    // One side is an atomic: a barrier would not make the plain access see its
-                    // result in order; the plain one must be atomic too.
-                    s << ": one of them is an atomic, the other a plain access; make the plain "
-                         "one atomic too (a read: atomic_add(p, 0) or atomic_load; better, use the "
-                         "value the atomic returns)";
-                else if (r->group != w->group)
-                    s << ", from another work-group: no barrier orders work-groups, so let each "
-                         "group use its own place (index it by get_group_id(0))";
-                else if (barrier_line)
-                    s << ", and the barrier between them (line " << barrier_line
-                      << ") fences only " << (local ? "global" : "local") << " memory: " << space
-                      << " memory needs barrier(" << fence << ") there";
-                else
-                    s << ", with no barrier between them: put barrier(" << fence
-                      << ") between the two, where every work-item of the group reaches it";
-            }
-        } else {
-            s << space << " memory accessed by two work-items at " << where
-              << " with no barrier between them: add a barrier between the write and the read";
-        }
+        tell_data_race(*this, s, in, where, local);
     } else if (kind == "memory-model" && entities.size() == 2) {
         // The reader first; a line the compiler merged away (0) is left out.
         const Entity *r = &entities[1], *w = &entities[0];
