@@ -284,3 +284,46 @@ __kernel void jacobiRows4(uint I, uint J, const __global float *u1, __global flo
     // so that every float matches the host's bit for bit.
     // ---- end of your code ----
 }
+
+// ---- Temporal blocking: `fuse` sweeps a pass, streamed down the grid (2.5D, as AN5D does). ----
+// A group's work-items, in order (x + y * bx), are the columns of a tile n wide: the group writes
+// its n - 2 * fuse middle columns, the fuse columns each side its halo, one less valid after each
+// sweep. It walks its band of `band` rows from fuse rows above the band, a row a step: stage s
+// (sweep s + 1) keeps its input's rows r - 1 and r in registers (south[s], here[s]); its north is
+// what stage s - 1 made this step (stage 0: the row loaded). West and east come through local
+// memory, one line a stage; the lines alternate between two sets, so one barrier a step
+// suffices. Stage s works on row t - s - 1 at step t; the last stage's row is written.
+#define FUSE_MAX 16  // the most sweeps a pass: the stages' registers are unrolled up to it
+
+__kernel void jacobiTemporal(uint I, uint J, const __global float *u1, __global float *u2,
+                             uint fuse, uint band, __local float *line) {
+    const uint n = get_local_size(0) * get_local_size(1);
+    const uint x = get_local_id(0) + get_local_id(1) * get_local_size(0);  // the tile's column
+    const uint j0 = get_group_id(1) * band, j1 = min(J, j0 + band);  // the band's rows
+    // ---- your code ----
+    // TODO (2 lines): the tile's place. Its column i: group g's tiles start n - 2 * fuse
+    // columns apart, with fuse columns of halo before the first written (so i < 0 on the first
+    // group's halo); top: the first row read, fuse rows above the band (row 0 at the most).
+    const int i = -1;   // placeholder: no column in the grid, nothing written
+    const uint top = j0;
+    // ---- end of your code ----
+    const int in_grid = i >= 0 && i < (int)I, fixed = i == 0 || i == (int)I - 1;
+    const int writes = in_grid && x >= fuse && x < n - fuse;
+    float south[FUSE_MAX], here[FUSE_MAX];
+    for (uint s = 0; s < FUSE_MAX; ++s) south[s] = here[s] = 0.0f;
+    for (uint t = top; t < j1 + fuse; ++t) {
+        float north = in_grid && t < J ? u1[i + t * I] : 0.0f;
+        // ---- your code ----
+        // TODO (about 17 lines): the fuse sweeps of this step. Put every stage's centre here[s]
+        // where its neighbours read it: the lines line[(t & 1) * fuse * n + s * n + x] (two sets
+        // of lines, by the step's parity, so that one barrier a step is enough); then the barrier;
+        // then, stage by stage (s = 0 .. fuse - 1, a loop unrolled up to FUSE_MAX so that south[]
+        // and here[] stay in registers), the row r = t - s - 1: out = here[s], or, off the grid's
+        // boundary (fixed, r == 0, r == J - 1) and off the tile's edge columns, jacobi_point of
+        // the lines' west and east, south[s] and north; shift south[s] = here[s], here[s] =
+        // north, and north = out is the next stage's north (after the last stage: the row written).
+        // ---- end of your code ----
+        const uint r = t - fuse;  // the last stage's row
+        if (writes && t >= fuse && r >= j0 && r < j1) u2[i + r * I] = north;
+    }
+}

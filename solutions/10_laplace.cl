@@ -301,3 +301,52 @@ __kernel void jacobiRows4(uint I, uint J, const __global float *u1, __global flo
     }
     // ---- end of your code ----
 }
+
+// ---- Temporal blocking: `fuse` sweeps a pass, streamed down the grid (2.5D, as AN5D does). ----
+// A group's work-items, in order (x + y * bx), are the columns of a tile n wide: the group writes
+// its n - 2 * fuse middle columns, the fuse columns each side its halo, one less valid after each
+// sweep. It walks its band of `band` rows from fuse rows above the band, a row a step: stage s
+// (sweep s + 1) keeps its input's rows r - 1 and r in registers (south[s], here[s]); its north is
+// what stage s - 1 made this step (stage 0: the row loaded). West and east come through local
+// memory, one line a stage; the lines alternate between two sets, so one barrier a step
+// suffices. Stage s works on row t - s - 1 at step t; the last stage's row is written.
+#define FUSE_MAX 16  // the most sweeps a pass: the stages' registers are unrolled up to it
+
+__kernel void jacobiTemporal(uint I, uint J, const __global float *u1, __global float *u2,
+                             uint fuse, uint band, __local float *line) {
+    const uint n = get_local_size(0) * get_local_size(1);
+    const uint x = get_local_id(0) + get_local_id(1) * get_local_size(0);  // the tile's column
+    const uint j0 = get_group_id(1) * band, j1 = min(J, j0 + band);  // the band's rows
+    // ---- your code ----
+    // The halo: fuse columns each side of the n - 2 * fuse written, fuse rows above the band.
+    const int i = (int)(get_group_id(0) * (n - 2 * fuse) + x) - (int)fuse;
+    const uint top = j0 - min(j0, fuse);
+    // ---- end of your code ----
+    const int in_grid = i >= 0 && i < (int)I, fixed = i == 0 || i == (int)I - 1;
+    const int writes = in_grid && x >= fuse && x < n - fuse;
+    float south[FUSE_MAX], here[FUSE_MAX];
+    for (uint s = 0; s < FUSE_MAX; ++s) south[s] = here[s] = 0.0f;
+    for (uint t = top; t < j1 + fuse; ++t) {
+        float north = in_grid && t < J ? u1[i + t * I] : 0.0f;
+        // ---- your code ----
+        __local float *lines = line + (t & 1) * fuse * n;  // this step's set
+#pragma unroll
+        for (uint s = 0; s < FUSE_MAX; ++s)
+            if (s < fuse) lines[s * n + x] = here[s];
+        barrier(CLK_LOCAL_MEM_FENCE);  // every line of this step written before any is read
+#pragma unroll
+        for (uint s = 0; s < FUSE_MAX; ++s) {
+            if (s >= fuse) break;
+            const uint r = t - s - 1;  // stage s's row (past the grid's ends: never written)
+            float out = here[s];
+            if (!fixed && r != 0 && r + 1 != J && x > 0 && x + 1 < n)
+                out = jacobi_point(lines[s * n + x - 1], lines[s * n + x + 1], south[s], north);
+            south[s] = here[s];
+            here[s] = north;
+            north = out;  // stage s + 1's north
+        }
+        // ---- end of your code ----
+        const uint r = t - fuse;  // the last stage's row
+        if (writes && t >= fuse && r >= j0 && r < j1) u2[i + r * I] = north;
+    }
+}

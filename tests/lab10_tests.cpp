@@ -97,6 +97,53 @@ TEST_CASE("lab10 bands: each resident group sweeps a band of rows, bit for bit o
     fs::remove_all(racy);
 }
 
+// jacobiTemporal: fuse sweeps a pass, each one's expression the single sweep's, so every pass
+// count, remainder pass, band and block gives the host's floats; its race twin on Oclgrind.
+TEST_CASE("lab10 temporal: fuse sweeps a pass equal the host bit for bit, and Oclgrind finds its race without the barrier and none with it") {
+    const std::vector<std::vector<std::string>> grids{
+        {"--grid", "67x45", "--block", "4x2", "--sweeps", "20"},         // fuse 3, a pass of 2 last
+        {"--grid", "67x45", "--wg", "32", "--sweeps", "20", "--band", "5"},
+        {"--grid", "3x3", "--sweeps", "5"},
+        {"--grid", "16x4", "--sweeps", "9"},
+        {"--grid", "37x29", "--block", "8x4", "--sweeps", "31", "--fuse", "15", "--band", "7"},
+        {"--grid", "37x29", "--block", "4x2", "--sweeps", "12", "--fuse", "1", "--band", "1"}};
+    for (const auto &g : grids) {
+        std::vector<std::string> a{"--kernels", test::source("solutions"), "--variant", "rows,temporal"};
+        a.insert(a.end(), g.begin(), g.end());
+        const auto r = run_lab(kLab, a);
+        CAPTURE(r.out);
+        CAPTURE(r.err);
+        CHECK(r.exit_code == 0);
+        CHECK(std::regex_search(r.out, std::regex(R"(\njacobiTemporal \(temporal\) .* verified\n)")));
+        CHECK(std::regex_search(r.out, std::regex(R"(\ntemporal: [0-9]+ sweeps a pass \(--fuse\))")));
+        CHECK(std::regex_search(r.out, std::regex(R"(jacobiRows \(rows\) [0-9]+ sweeps/s: [0-9.]+x\n)")));
+    }
+    const auto starter = run_lab(kLab, {"--kernels", test::source("kernels"), "--variant", "temporal",
+                                        "--grid", "3x3", "--sweeps", "2"});
+    CAPTURE(starter.out);
+    CHECK(starter.exit_code == 1);
+    CHECK(starter.out.find("jacobiTemporal (temporal)") != std::string::npos);
+    CHECK(count(starter.out, "WRONG") == 1);
+    if (!test::have_oclgrind()) return;
+    const std::vector<std::string> og{"--device", "oclgrind", "--variant", "temporal", "--grid", "16x12", "--block", "8x4"};
+    std::vector<std::string> right{"--kernels", test::source("solutions")};
+    right.insert(right.end(), og.begin(), og.end());
+    const auto clean = run_lab(kLab, right);
+    CAPTURE(clean.out);
+    CHECK(clean.exit_code == 0);
+    CHECK(clean.out.find("Oclgrind: no data race") != std::string::npos);
+    // Without the barrier a work-item reads its neighbours' lines while they write them.
+    const std::string racy = test::mutated(
+        "10_laplace.cl", "barrier(CLK_LOCAL_MEM_FENCE);  // every line of this step written", "// ");
+    std::vector<std::string> wrong{"--kernels", racy};
+    wrong.insert(wrong.end(), og.begin(), og.end());
+    const auto race = run_lab(kLab, wrong);
+    CAPTURE(race.out);
+    CHECK(race.exit_code == 1);
+    CHECK(race.out.find("data race in kernel jacobiTemporal") != std::string::npos);
+    fs::remove_all(racy);
+}
+
 TEST_CASE("lab10 the harmonic problem converges: the residual shrinks to 0 and the error to the tolerance") {
     const auto r = run_lab(kLab, {"--kernels", test::source("solutions"), "--variant", "naive,rows",
                                   "--grid", "17x13", "--sweeps", "1500", "--every", "100",
@@ -151,6 +198,9 @@ TEST_CASE("lab10 bad input exits 2 with one line naming the cause and the fix") 
         {{"--shapes", "8x8,wide"}, "--shapes 'wide' is not two sizes"},
         {{"--tolerance", "-1"}, "--tolerance must be 0 or more"},
         {{"--exact"}, "leave out --exact"},
+        {{"--fuse", "0"}, "use 1 to 16 sweeps a pass"},
+        {{"--fuse", "5", "--block", "4x2"}, "needs a block of more than 10 work-items"},
+        {{"--band", "0"}, "use 1 to 32768 rows"},
     };
     for (const auto &[args, says] : cases) test::check_usage_error(kLab, args, says);
 }

@@ -20,7 +20,9 @@ inline const synclab::Declaration kLab{
                  {.name = "persistent", .kernels = {"jacobiPersistent"}, .todo = true},
                  // The persistent sweep a CPU streams: measured, not graded (its barrier and
                  // discovery are persistent's, graded there).
-                 {.name = "bands", .kernels = {"jacobiBands"}, .todo = true, .graded = false}},
+                 {.name = "bands", .kernels = {"jacobiBands"}, .todo = true, .graded = false},
+                 // --fuse sweeps a pass, streamed down bands of rows (2.5D)
+                 {.name = "temporal", .kernels = {"jacobiTemporal"}, .todo = true}},
     // Grids that are and are not multiples of the block, 3x3 (one interior point), one 16x4
     // block alone (the default on a CPU), and blocks of 32x1 and 4x2 that catch a kernel
     // with the block's size or shape written in, and the race checks' 8x4. The first run's sweeps
@@ -87,6 +89,10 @@ inline const synclab::Declaration kLab{
                 ("budget", "persistent: polls a wait may take before it gives up",
                  cxxopts::value<unsigned>())
                 ("grace", "persistent: discovery's polls with no newcomer before the poll closes",
+                 cxxopts::value<unsigned>())
+                ("fuse", "temporal: sweeps a pass, 1 to 16, fewer than half the block's work-items "
+                         "(default 8 on a GPU, 4 on a CPU, 3 on Oclgrind)", cxxopts::value<unsigned>())
+                ("band", "temporal: rows a work-group walks down (default 256 on a GPU, 16 on a CPU)",
                  cxxopts::value<unsigned>());
         },
 };

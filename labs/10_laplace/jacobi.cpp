@@ -122,9 +122,9 @@ void Sweeper::reset() {
     env_.queue.enqueueWriteBuffer(b_, CL_TRUE, 0, bytes, nan.data());
 }
 
-Run Sweeper::check(Run r, unsigned sweeps, const std::vector<float> &want) {
+Run Sweeper::check(Run r, unsigned passes, const std::vector<float> &want) {
     r.result.resize(g_.points());
-    env_.queue.enqueueReadBuffer(sweeps % 2 ? b_ : a_, CL_TRUE, 0, g_.points() * sizeof(float),
+    env_.queue.enqueueReadBuffer(passes % 2 ? b_ : a_, CL_TRUE, 0, g_.points() * sizeof(float),
                                  r.result.data());
     for (std::size_t k = 0; k < want.size(); ++k)
         // Bit for bit: the same float operations in the same order (NaN never equals).
@@ -170,6 +170,43 @@ Run Sweeper::relaunch_once(cl::Kernel &k, Block b, unsigned sweeps, bool tiled,
         r.ms = double(last.getProfilingInfo<CL_PROFILING_COMMAND_END>() -
                       first.getProfilingInfo<CL_PROFILING_COMMAND_START>()) * 1e-6;
     return check(r, sweeps, want);
+}
+
+Run Sweeper::temporal(cl::Kernel &k, Block b, unsigned sweeps, unsigned fuse, unsigned band,
+                      const std::vector<float> &want) {
+    return median_run(trials_, [&] { return temporal_once(k, b, sweeps, fuse, band, want); });
+}
+
+Run Sweeper::temporal_once(cl::Kernel &k, Block b, unsigned sweeps, unsigned fuse, unsigned band,
+                           const std::vector<float> &want) {
+    reset();
+    const std::size_t n = b.x * b.y;
+    k.setArg(0, cl_uint(g_.I));
+    k.setArg(1, cl_uint(g_.J));
+    k.setArg(5, cl_uint(band));
+    const cl::NDRange local(b.x, b.y);
+    cl::Event first, last;
+    Run r;
+    unsigned passes = 0;
+    for (unsigned done = 0; done < sweeps; ++passes) {
+        const unsigned f = std::min(fuse, sweeps - done);  // the last pass: the sweeps left
+        const std::size_t across = (g_.I + n - 2 * f - 1) / (n - 2 * f), down = (g_.J + band - 1) / band;
+        k.setArg(2, passes & 1 ? b_ : a_);
+        k.setArg(3, passes & 1 ? a_ : b_);
+        k.setArg(4, cl_uint(f));
+        k.setArg(6, cl::Local(2 * f * n * sizeof(float)));  // two lines a sweep
+        cl::Event ev;
+        env_.queue.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(across * b.x, down * b.y), local,
+                                        nullptr, &ev);
+        if (done == 0) first = ev, r.groups = across * down;
+        last = ev;
+        done += f;
+    }
+    env_.queue.finish();
+    if (sweeps)
+        r.ms = double(last.getProfilingInfo<CL_PROFILING_COMMAND_END>() -
+                      first.getProfilingInfo<CL_PROFILING_COMMAND_START>()) * 1e-6;
+    return check(r, passes, want);
 }
 
 // The discovering launch's poll stays open until every thread expected came, or for this many

@@ -97,6 +97,10 @@ public:
     // than the poll stays open). 0: the poll closes once no newcomer came for `grace` polls.
     Run persistent(cl::Kernel &k, Block b, unsigned sweeps, std::size_t launch, unsigned budget,
                    unsigned grace, const std::vector<float> &want, unsigned expect = 0);
+    // `fuse` sweeps a pass (jacobiTemporal), the last pass the rest: groups of b, each a tile
+    // b.x * b.y columns wide writing its middle b.x * b.y - 2 * fuse, down a band of `band` rows.
+    Run temporal(cl::Kernel &k, Block b, unsigned sweeps, unsigned fuse, unsigned band,
+                 const std::vector<float> &want);
     // The first buffer, holding the grid's start (what the copy probe copies).
     const cl::Buffer &loaded() { reset(); return a_; }
     // From here on each run above is made `trials` times (median_run), as the OpenMP sweep is
@@ -106,10 +110,13 @@ public:
 private:
     Run relaunch_once(cl::Kernel &k, Block b, unsigned sweeps, bool tiled,
                       const std::vector<float> &want, unsigned rows, unsigned cols);
+    Run temporal_once(cl::Kernel &k, Block b, unsigned sweeps, unsigned fuse, unsigned band,
+                      const std::vector<float> &want);
     Run persistent_once(cl::Kernel &k, Block b, unsigned sweeps, std::size_t launch, unsigned budget,
                         unsigned grace, const std::vector<float> &want, unsigned expect);
     void reset();
-    Run check(Run r, unsigned sweeps, const std::vector<float> &want);
+    // The result is in b_ after an odd number of launches (`passes`), else in a_.
+    Run check(Run r, unsigned passes, const std::vector<float> &want);
     Env &env_;
     const Grid &g_;
     cl::Buffer a_, b_, ctl_, flags_, seen_;

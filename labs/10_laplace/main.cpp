@@ -77,6 +77,34 @@ static OmpSweeps measured(Lab &lab, const std::vector<std::string> &chosen, cons
     return omp;
 }
 
+// The temporal variant: fuse sweeps a pass; its sweeps a second beside the fastest one-sweep
+// kernel's run before it, and the bandwidth a one-sweep kernel would need to keep up.
+static void run_temporal(const cl::Program &program, const DeviceInfo &dev, const Settings &s,
+                         const std::vector<float> &want, Sweeper &sw, Table &table, double copy_gbps) {
+    const std::size_t n = s.block.x * s.block.y;
+    if (2 * s.fuse >= n)
+        throw UsageError("temporal: --block " + s.block.text() + " has " + std::to_string(n) +
+                         " work-items; a pass needs more than twice its sweeps (at least 3): give a "
+                         "larger --block, e.g. --block 32x4");
+    const std::size_t local = 2 * s.fuse * n * sizeof(float);
+    cl::Kernel k = make_kernel(program, dev, "jacobiTemporal", s.block, local);
+    std::printf("temporal: %u sweeps a pass (--fuse), tiles %zu columns wide writing %zu, bands of "
+                "%u rows (--band)\n", s.fuse, n, n - 2 * s.fuse, s.band);
+    const Run r = sw.temporal(k, s.block, s.sweeps, s.fuse, s.band, want);
+    const double us = table.report("temporal", "jacobiTemporal", s.block, r);
+    if (!r.ok() || us <= 0) return;
+    const double rate = 1e6 / us, bytes = double(copy_bytes(want.size()));
+    char copy[80] = "";
+    if (copy_gbps > 0) std::snprintf(copy, sizeof copy, " (device copy: %.2f GB/s)", copy_gbps);
+    std::printf("temporal: %.0f sweeps/s, as fast as a one-sweep kernel moving %.2f GB/s%s", rate,
+                bytes * rate * 1e-9, copy);
+    const double best = table.best_gbps() * 1e9 / bytes;  // sweeps a second
+    if (best > 0)
+        std::printf("; %s %.0f sweeps/s: %.2fx\n", table.best_name().c_str(), best, rate / best);
+    else
+        std::printf("; run it beside rows4 (--variant rows4,temporal) for the ratio\n");
+}
+
 // The groups a persistent launch of `launch` can have resident at once, for discovery's poll
 // (0: unknown, the poll closes when quiet). On POCL's CPU device a group runs on one thread to its
 // end, one thread a compute unit: a spinning group holds its thread, so no more than those.
@@ -138,6 +166,7 @@ static int run(Lab &lab) {
         if (v == "rows") report(v, "jacobiRows", s.block, sw.relaunch(rows, s.block, s.sweeps, false, want, s.rows));
         if (v == "rows4") report(v, "jacobiRows4", s.block, sw.relaunch(rows4, s.block, s.sweeps, false, want, s.rows, 4));
         if (v == "shapes") run_shapes(program, dev, s, want, sw, table);
+        if (v == "temporal") run_temporal(program, dev, s, want, sw, table, copy_gbps);
         if (v == "persistent") {
             const std::size_t blocks = (g.I + s.block.x - 1) / s.block.x * ((g.J + s.block.y - 1) / s.block.y);
             const std::size_t launch = std::min(blocks, most_groups);

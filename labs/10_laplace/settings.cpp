@@ -1,6 +1,7 @@
 // For lab 10's main: options and the grid dump (settings.hpp).
 #include "settings.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -16,6 +17,30 @@ static std::vector<Block> block_list(const std::string &text) {
     for (std::string item; std::getline(in, item, ',');) out.push_back(parse_block("--shapes", item));
     if (out.empty()) throw UsageError("--shapes '" + text + "' names no block: e.g. --shapes 32x1,8x8");
     return out;
+}
+
+// temporal's sweeps a pass: 8 on a GPU (the arithmetic, not the memory, bounds a pass there), 4 on
+// a CPU, 3 on Oclgrind; a default is cut to fit the block and the sweeps, a --fuse that does not
+// fit is refused. The band: long on a GPU (fuse rows above a band are swept twice), short on a
+// CPU and Oclgrind, so that the grading's small grids have several bands.
+static void temporal_settings(Settings &s, const cxxopts::ParseResult &x, bool og, bool cpu) {
+    const unsigned n = unsigned(std::min<std::size_t>(s.block.x * s.block.y, 2 * kFuseMax + 1));
+    s.band = x.count("band") ? x["band"].as<unsigned>() : og ? 4 : cpu ? 16 : 256;
+    if (s.band < 1 || s.band > 32768)
+        throw UsageError("--band " + std::to_string(s.band) + " is out of range: use 1 to 32768 rows");
+    if (!x.count("fuse")) {
+        s.fuse = std::max(1u, std::min({og ? 3u : cpu ? 4u : 8u, (n - 1) / 2, s.sweeps}));
+        return;
+    }
+    s.fuse = x["fuse"].as<unsigned>();
+    if (s.fuse < 1 || s.fuse > kFuseMax)
+        throw UsageError("--fuse " + std::to_string(s.fuse) + " is out of range: use 1 to " +
+                         std::to_string(kFuseMax) + " sweeps a pass");
+    if (2 * s.fuse >= n)
+        throw UsageError("--fuse " + std::to_string(s.fuse) + " needs a block of more than " +
+                         std::to_string(2 * s.fuse) + " work-items (--block " + s.block.text() +
+                         " has " + std::to_string(s.block.x * s.block.y) + "): give a larger --block "
+                         "or a smaller --fuse");
 }
 
 Settings settings(const Lab &lab) {
@@ -59,6 +84,7 @@ Settings settings(const Lab &lab) {
     // keeps off its core for a few milliseconds (2^19 let 1 of 2 groups in beside two busy loops).
     s.grace = x.count("grace") ? x["grace"].as<unsigned>() : og ? og_grace : cpu ? 1u << 23 : 1u << 12;
 
+    temporal_settings(s, x, og, cpu);
     if (s.I < 3 || s.J < 3 || s.I > 32768 || s.J > 32768)
         throw UsageError("--grid " + grid.text() + " is out of range: use 3 to 32768 points each way "
                          "(3x3 has one interior point)");

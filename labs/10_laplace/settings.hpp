@@ -16,7 +16,13 @@ struct Settings {
     double tolerance = -1;  // < 0: no convergence check
     std::string dump;
     unsigned budget = 0, grace = 0;
+    // temporal: sweeps a pass (at most kFuseMax, fewer than half the block's work-items, at most
+    // --sweeps) and the rows a group walks down.
+    unsigned fuse = 0, band = 0;
 };
+
+// The kernel's FUSE_MAX: its stages' registers are unrolled up to it.
+constexpr unsigned kFuseMax = 16;
 
 Settings settings(const Lab &lab);
 

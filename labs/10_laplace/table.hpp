@@ -20,7 +20,9 @@ public:
     // keeps its first failure as its verdict.
     double report(const std::string &variant, const std::string &name, Block b, const Run &r);
     const std::vector<Verdict> &verdicts() const { return verdicts_; }
+    // The fastest verified run of one sweep a pass (all but temporal's), and its row's name.
     double best_gbps() const { return best_gbps_; }
+    const std::string &best_name() const { return best_name_; }
     double omp_gbps() const { return omp_gbps_; }
     // "median 10.2 GB/s over 5 runs, 9.4-14.5 GB/s[; spread wide: not a stable ratio]"
     const std::string &omp_runs() const { return omp_runs_; }
@@ -33,7 +35,7 @@ private:
     const int width_;
     Csv csv_;
     double host_us_ = 0, best_gbps_ = 0, omp_gbps_ = 0;
-    std::string omp_runs_;
+    std::string omp_runs_, best_name_;
     std::vector<Verdict> verdicts_;
 };
 
