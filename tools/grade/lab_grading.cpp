@@ -68,6 +68,8 @@ private:
     std::size_t judge_runs(const std::vector<Run> &done, std::size_t from,
                            const std::string &device);
     Result race_check(const std::string &skipped_note);
+    std::pair<Kind, std::string> judge_race_run(const Run &og, const std::vector<std::string> &args,
+                                                std::string &not_checked, std::string &fences);
     Result stress(const std::string &passed);
     std::string kernels_dir_;  // the student's own folder, as the grader was given it
 };
@@ -252,42 +254,20 @@ Result LabGrading::race_check(const std::string &skipped_note) {
         synclab::protocol::read_plain((fs::path(copy_) / recipe_.kernel_file).string(), kMaxSubmissionFile, text, unread);
         shapes = race_checks_of(recipe_, s_.draw_key, text);
     }
-    for (const auto &shape : shapes) {  // until one finds something
-        if (*stop_) return finish(Grade::Unfinished, Kind::None, "");
-        std::vector<std::string> args{"--device", "oclgrind"};
-        args.insert(args.end(), shape.begin(), shape.end());
-        const Run og = run(args, og_env, s_.oclgrind_memory_bytes);
-        if (*stop_) return finish(Grade::Unfinished, Kind::None, "");
-        note_run(r_, og, "race check on Oclgrind");
-        std::tie(og_kind, og_reason) = race_findings(og.verdict, recipe_.variants, copy_);
-        if (og_kind == Kind::None) {
-            auto [k, why] = classify(og, copy_, s_.timeout_s);
-            if (k != Kind::None && kind_ == Kind::None) {
-                og_kind = k;
-                og_reason = "on Oclgrind: " + why;
-            }
-        }
-        for (const auto &f : og.verdict.findings) {
-            if (f.kind != "not-checked") continue;
-            // Variant "-": hbcheck did not run in the race check (not built, not loadable), so no
-            // fence between work-groups was judged. A fence bug would pass here and fail where
-            // hbcheck runs: never a pass.
-            std::string &into = f.variant == "-" && recipe_.declaration.oclgrind_groups ? fences : not_checked;
-            if (into.find(f.message) == std::string::npos) into += "; " + f.message;
-        }
-        if (og_kind != Kind::None) {
-            // Where the groups wait for one another the race check ran in hbcheck's seeded
-            // schedules: the same command gives the same interleavings anywhere.
-            if (recipe_.declaration.oclgrind_groups && og_reason.rfind("on Oclgrind", 0) != 0) {
-                std::vector<std::string> again{"--kernels", kernels_dir_, "--variant",
-                                               join(recipe_.variants, ",")};
-                again.insert(again.end(), args.begin(), args.end());
-                if (!og.verdict.seed.empty()) again.insert(again.end(), {"--seed", og.verdict.seed});
-                og_reason += " (repeat it: " + repeat_command(recipe_.executable, again) + ")";
-            }
-            break;
-        }
+    // One process for them all: the lab gives each Oclgrind run its own context, report cap and
+    // hbcheck schedule, as alone. The runner ends the lab's lines at one that fails, which in a
+    // lab whose dynamic runs were right is a finding; in one they failed (graded already) the
+    // lines that process reached say why, if any can.
+    std::vector<Line> batch;
+    for (const auto &shape : shapes) {
+        batch.push_back({&recipe_, {"--device", "oclgrind"}, true});
+        batch.back().args.insert(batch.back().args.end(), shape.begin(), shape.end());
     }
+    if (*stop_) return finish(Grade::Unfinished, Kind::None, "");
+    const BatchResult b = grade::run_batch(s_, folders_, batch, {Role::Check, og_env, s_.oclgrind_memory_bytes}, stop_);
+    if (b.stopped || *stop_) return finish(Grade::Unfinished, Kind::None, "");
+    for (std::size_t i = 0; i < batch.size() && b.ran[i] && og_kind == Kind::None; ++i)
+        std::tie(og_kind, og_reason) = judge_race_run(b.runs[i], batch[i].args, not_checked, fences);
     scheduled_ = recipe_.declaration.oclgrind_groups && fences.empty();
     if (kind_ != Kind::None) {  // the dynamic failure stays the grade; Oclgrind says why
         if (og_kind != Kind::None && og_reason.rfind("on Oclgrind", 0) != 0)
@@ -301,6 +281,38 @@ Result LabGrading::race_check(const std::string &skipped_note) {
                           fences + "; the instructor re-grades once hbcheck runs" + skipped_note);
     return stress(std::to_string(runs_) + " run(s) right; Oclgrind: no findings" + not_checked +
                   skipped_note);
+}
+
+// One race check's run: its finding's kind and reason (Kind::None: none), the checks it could
+// not make added to not_checked, and to fences those of hbcheck (not run).
+std::pair<Kind, std::string> LabGrading::judge_race_run(const Run &og, const std::vector<std::string> &args,
+                                                        std::string &not_checked, std::string &fences) {
+    note_run(r_, og, "race check on Oclgrind");
+    auto [og_kind, og_reason] = race_findings(og.verdict, recipe_.variants, copy_);
+    if (og_kind == Kind::None) {
+        auto [k, why] = classify(og, copy_, s_.timeout_s);
+        if (k != Kind::None && kind_ == Kind::None) {
+            og_kind = k;
+            og_reason = "on Oclgrind: " + why;
+        }
+    }
+    for (const auto &f : og.verdict.findings) {
+        if (f.kind != "not-checked") continue;
+        // Variant "-": hbcheck did not run in the race check (not built, not loadable), so no
+        // fence between work-groups was judged. A fence bug would pass here and fail where
+        // hbcheck runs: never a pass.
+        std::string &into = f.variant == "-" && recipe_.declaration.oclgrind_groups ? fences : not_checked;
+        if (into.find(f.message) == std::string::npos) into += "; " + f.message;
+    }
+    // Where the groups wait for one another the race check ran in hbcheck's seeded schedules:
+    // the same command gives the same interleavings anywhere.
+    if (og_kind != Kind::None && recipe_.declaration.oclgrind_groups && og_reason.rfind("on Oclgrind", 0) != 0) {
+        std::vector<std::string> again{"--kernels", kernels_dir_, "--variant", join(recipe_.variants, ",")};
+        again.insert(again.end(), args.begin(), args.end());
+        if (!og.verdict.seed.empty()) again.insert(again.end(), {"--seed", og.verdict.seed});
+        og_reason += " (repeat it: " + repeat_command(recipe_.executable, again) + ")";
+    }
+    return {og_kind, og_reason};
 }
 
 // (3) Stress schedules, for a lab that declares them and passed so far: its protocols between

@@ -29,13 +29,15 @@ static std::vector<std::string> oclgrind_checks_off(const Declaration &d, const 
 Lab::Lab(const Declaration &d, Options o)
     : decl(d), opt(std::move(o)), env(select_device(opt.device), oclgrind_checks_off(decl, opt), decl.oclgrind_groups > 0),
       seed(effective_seed(opt)) {
-    // Oclgrind counts its reports per process and stops reporting at its cap, so a second
-    // Oclgrind run in one process (--batch) could miss its own races.
+    // Oclgrind counts its reports per process and stops reporting at its cap: a later Oclgrind
+    // run in one process (--batch) gets a cap past the earlier runs' count (Env), or, where
+    // Oclgrind does not show its count, could miss its own races.
     static bool oclgrind_ran = false;
     if (env.info.is_oclgrind()) {
-        if (oclgrind_ran)
-            throw UsageError("one Oclgrind run per process: Oclgrind counts its reports per "
-                             "process, so give each Oclgrind run its own (not two --batch lines)");
+        if (oclgrind_ran && env.oclgrind_errors_before < 0)
+            throw UsageError("one Oclgrind run per process with this Oclgrind: it counts its reports "
+                             "per process and does not show the count, so give each Oclgrind run "
+                             "its own (not two --batch lines)");
         oclgrind_ran = true;
     }
     rng.seed(seed);

@@ -311,7 +311,7 @@ DeviceInfo select_device(const std::string &spec_in) {
 
 // Oclgrind reports every error only up to OCLGRIND_MAX_ERRORS (1000 by default) in a whole
 // process: a demonstration's reports could use them up before the next variant runs.
-static const char *kOclgrindMaxErrors = "10000";
+static constexpr long kOclgrindMaxErrors = 10000;
 
 namespace {
 std::mutex shared_mutex;
@@ -354,7 +354,10 @@ Env::Env(const DeviceInfo &d, const std::vector<std::string> &oclgrind_off, bool
         for (const char *check : {"OCLGRIND_DATA_RACES", "OCLGRIND_UNIFORM_WRITES",
                                   "OCLGRIND_UNINITIALIZED"})
             set(check, "1");
-        set("OCLGRIND_MAX_ERRORS", kOclgrindMaxErrors);
+        // Each context's cap lies one run's errors past what earlier runs of this process counted,
+        // so a run reports as much as it would alone.
+        oclgrind_errors_before = oclgrind_errors_counted();
+        set("OCLGRIND_MAX_ERRORS", std::to_string(std::max(0L, oclgrind_errors_before) + kOclgrindMaxErrors));
         if (memory_model) {
             const std::string plugin = hbcheck_plugin();
             const char *others = std::getenv("OCLGRIND_PLUGINS");

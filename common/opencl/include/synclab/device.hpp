@@ -85,6 +85,11 @@ public:
     Building &operator=(const Building &) = delete;
 };
 
+// The errors and warnings Oclgrind has counted in this process, every context's together (its
+// Logger's count, which OCLGRIND_MAX_ERRORS caps): 0 before Oclgrind is loaded, -1 where its
+// library does not show the count.
+long oclgrind_errors_counted();
+
 // A device, its context and an in-order queue with profiling on.
 struct Env {
     DeviceInfo info;
@@ -106,6 +111,10 @@ struct Env {
                  bool memory_model = false);
     // On Oclgrind with `memory_model`: the plugin loaded, or "" and why not in hbcheck_missing.
     std::string hbcheck, hbcheck_missing;
+    // On Oclgrind: the errors Oclgrind had counted in this process before this Env's context (its
+    // cap counts every context's, oclgrind_errors_counted); the context's cap is that many more
+    // than one run's own. -1: not known, so the cap is one run's alone. 0 on other devices.
+    long oclgrind_errors_before = 0;
     ~Env();
     Env(const Env &) = delete;
     Env &operator=(const Env &) = delete;
