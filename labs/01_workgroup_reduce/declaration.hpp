@@ -20,10 +20,13 @@ inline const synclab::Declaration kLab{
                 {"--exact"}},
     // Each grading shape again on Oclgrind, fewer groups: one group alone first (the lecture),
     // then several at the default size, the smallest and the largest.
+    // After the first, without Oclgrind's uninitialised-value check (a third to half of a check's
+    // time): the first makes it, and the dynamic runs poison local memory, so a read of an
+    // unwritten element is a wrong answer there.
     .race_checks = {{"--exact"},
-                    {"--exact", "--groups", "2"},
-                    {"--exact", "--groups", "3", "--wg", "1"},
-                    {"--exact", "--groups", "2", "--wg", "1024"}},
+                    {"--exact", "--groups", "2", "--oclgrind-off", "uninitialized"},
+                    {"--exact", "--groups", "3", "--wg", "1", "--oclgrind-off", "uninitialized"},
+                    {"--exact", "--groups", "2", "--wg", "1024", "--oclgrind-off", "uninitialized"}},
     .drawn_checks = {{"--exact", "--wg", "8", "--groups", "5"},
                      {"--exact", "--wg", "32", "--groups", "6"},
                      {"--exact", "--wg", "4", "--groups", "7"}},

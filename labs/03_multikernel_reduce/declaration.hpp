@@ -20,10 +20,13 @@ inline const synclab::Declaration kLab{
                 {"--exact", "-n", "300007", "--wg", "1024"}},
     // Each grading shape again on Oclgrind at a small n (a race in either kernel shows in one
     // launch): several passes, one part-filled group, the smallest groups and the largest.
+    // After the first, without Oclgrind's uninitialised-value check (a third to half of a check's
+    // time): the first makes it, and the dynamic runs poison local memory, so a read of an
+    // unwritten element is a wrong answer there.
     .race_checks = {{"--exact", "-n", "1000", "--wg", "64"},
-                    {"--exact", "-n", "50", "--wg", "64"},
-                    {"--exact", "-n", "31", "--wg", "2"},
-                    {"--exact", "-n", "1500", "--wg", "1024"}},
+                    {"--exact", "-n", "50", "--wg", "64", "--oclgrind-off", "uninitialized"},
+                    {"--exact", "-n", "31", "--wg", "2", "--oclgrind-off", "uninitialized"},
+                    {"--exact", "-n", "1500", "--wg", "1024", "--oclgrind-off", "uninitialized"}},
     .drawn_checks = {{"--exact", "-n", "333", "--wg", "32"},
                      {"--exact", "-n", "161", "--wg", "8"},
                      {"--exact", "-n", "500", "--wg", "16"}},
