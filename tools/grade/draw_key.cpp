@@ -86,6 +86,9 @@ DrawKey choose_draw_key(const std::string &given, const std::string &file, const
         return {random_key(), "note: the drawn checks use a fresh random key (no --csv, no --draw-key): "
                               "another grading of the same files may draw other checks"};
     const std::string path = key_file_of(csv);
+    std::error_code ec;  // the gradebook's folder, made as writing the gradebook would make it
+    const auto folder = std::filesystem::path(path).parent_path();
+    if (!folder.empty()) std::filesystem::create_directories(folder, ec);
     const bool made = make_key_file(path, random_key());
     return {read_key_file(path, "delete it to have a new key made (then --restart the gradebook), "
                                 "or give --draw-key-file FILE"),
