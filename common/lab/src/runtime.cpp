@@ -71,12 +71,28 @@ extern "C" void on_crash(int sig) {
                      : sig == SIGFPE ? "SIGFPE" : "SIGILL";
     const char *kernel = last_kernel_name();
     const char *parts[] = {g_program, ": crashed (", what, ")", *kernel ? " after kernel " : "",
-                           kernel,
-                           " was launched: most often a read or write past a buffer, or a barrier "
+                           kernel, *kernel ? " was launched" : "",
+                           ": most often a read or write past a buffer, or a barrier "
                            "that not every work-item of a group reaches (on a CPU it crashes or "
                            "hangs): run it again with --device oclgrind, which names the line\n"};
     for (const char *p : parts) (void)!write(2, p, std::strlen(p));
     raise(sig);  // SA_RESETHAND: the default action now
+}
+
+constexpr int kCrashSignals[] = {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL};
+
+// Puts on_crash back where another handler took its place. LLVM, which POCL loads, installs its
+// own at a build and, on an abort, swallows the first SIGABRT: glibc's second one then ends the
+// run with no line (seen in CI: "double free or corruption" alone).
+void rearm_crash_line() {
+    struct sigaction sa {};
+    sa.sa_handler = on_crash;
+    sa.sa_flags = SA_RESETHAND | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    for (int sig : kCrashSignals) {
+        struct sigaction now {};
+        if (sigaction(sig, nullptr, &now) == 0 && now.sa_handler != on_crash) sigaction(sig, &sa, nullptr);
+    }
 }
 
 void crash_line(const char *program) {
@@ -89,11 +105,8 @@ void crash_line(const char *program) {
     ss.ss_sp = stack.data();
     ss.ss_size = stack.size();
     sigaltstack(&ss, nullptr);
-    struct sigaction sa {};
-    sa.sa_handler = on_crash;
-    sa.sa_flags = SA_RESETHAND | SA_ONSTACK;
-    sigemptyset(&sa.sa_mask);
-    for (int sig : {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL}) sigaction(sig, &sa, nullptr);
+    rearm_crash_line();
+    after_driver_code(rearm_crash_line);
 }
 
 double process_cpu_seconds() {
@@ -177,6 +190,7 @@ private:
                 progress.clear();
                 return;
             }
+            rearm_crash_line();  // a driver's compiler may have put its handlers in place
             const auto now = clock::now();
             const double cpu_now = process_cpu_seconds(), waited = cores.waited();
             const double tick = std::chrono::duration<double>(now - last).count();

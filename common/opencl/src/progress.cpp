@@ -21,15 +21,22 @@ std::atomic<int> g_running_name{-1};
 std::atomic<std::chrono::steady_clock::rep> g_progress{std::chrono::steady_clock::now().time_since_epoch().count()};
 std::mutex g_building_mutex;
 std::string g_building;
+std::atomic<void (*)()> g_after_driver{nullptr};
+
+void driver_returned() {
+    if (auto hook = g_after_driver.load()) hook();
+}
 
 }  // namespace
 
 cl_int Queue::enqueueNDRangeKernel(const cl::Kernel &kernel, const cl::NDRange &offset,
                                    const cl::NDRange &global, const cl::NDRange &local,
                                    const std::vector<cl::Event> *events, cl::Event *event) const {
+    bool first = false;
     {
         std::lock_guard<std::mutex> lock(g_running_mutex);
         if (g_running != kernel()) {
+            first = true;
             clRetainKernel(kernel());
             if (g_running) clReleaseKernel(g_running);
             g_running = kernel();
@@ -42,7 +49,9 @@ cl_int Queue::enqueueNDRangeKernel(const cl::Kernel &kernel, const cl::NDRange &
             g_running_name.store(next);
         }
     }
+    if (first) driver_returned();  // and after: POCL may compile in the launch
     const cl_int rc = cl::CommandQueue::enqueueNDRangeKernel(kernel, offset, global, local, events, event);
+    if (first) driver_returned();
     note_progress();  // not at each kernel's end: an event and a callback a launch cost 3x the launch on an H200
     return rc;
 }
@@ -72,8 +81,11 @@ Building::~Building() {
         std::lock_guard<std::mutex> lock(g_building_mutex);
         g_building.clear();
     }
+    driver_returned();
     note_progress();
 }
+
+void after_driver_code(void (*hook)()) { g_after_driver.store(hook); }
 
 std::string running_kernel() {
     std::lock_guard<std::mutex> lock(g_running_mutex);

@@ -84,6 +84,10 @@ public:
     Building(const Building &) = delete;
     Building &operator=(const Building &) = delete;
 };
+// Called after each build and around the first launch of each kernel: the compiler a driver
+// loads (POCL's LLVM) puts its own handlers on SIGABRT, SIGSEGV and more, which swallow an
+// abort's first signal. The process's own handlers go back in place here. Safe from any thread.
+void after_driver_code(void (*hook)());
 
 // The errors and warnings Oclgrind has counted in this process, every context's together (its
 // Logger's count, which OCLGRIND_MAX_ERRORS caps): 0 before Oclgrind is loaded, -1 where its
