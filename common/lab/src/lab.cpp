@@ -59,6 +59,15 @@ cl::Program Lab::program(const std::string &options) const {
     return build_program_text(env.context, env.info.device, path, text, built, prelude);
 }
 
+void Lab::check_compiles(const std::string &options) const {
+    const Profile *profile = active_profile();
+    if (!profile) {
+        program(options);
+        return;
+    }
+    program_text(find_kernel_file(decl.kernel_file(), opt.kernels), options, *profile, decl.local_limit);
+}
+
 void Lab::stress_schedule(std::uint64_t s) {
     seed = s;
     rng.seed(s);

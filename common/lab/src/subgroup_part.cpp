@@ -20,7 +20,7 @@ SubgroupPart build_subgroup_part(const Lab &lab, const std::string &options, std
         return p;
     }
     try {
-        lab.program(with + subgroup_standin_options());
+        lab.check_compiles(with + subgroup_standin_options());
     } catch (const BuildError &e) {
         const std::string note = " (in the WITH_SUBGROUPS part, compiled against stand-ins for "
                                  "the sub-group built-ins, which this device lacks)";

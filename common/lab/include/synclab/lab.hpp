@@ -39,6 +39,10 @@ public:
     // The lab's kernel file, built for its device; behind the stress prelude of the schedule
     // set by stress_schedule() (--stress).
     cl::Program program(const std::string &options = "") const;
+    // Throws BuildError where the kernel file does not compile with `options`, running nothing:
+    // in a graded run clang's compile of the program text (as program() checks it) decides, and
+    // the device builds nothing; in a student's run the device builds it.
+    void check_compiles(const std::string &options) const;
     // Makes `seed` the run's seed (inputs) and its stress schedule's: the next run of the body
     // builds and fills as `--stress 1 --seed SEED` would.
     void stress_schedule(std::uint64_t seed);
