@@ -195,7 +195,7 @@ synclab::ProcessResult make_workflow(std::vector<std::string> args) {
 
 TEST_SUITE("grade") {
 
-TEST_CASE("Gradescope and PrairieLearn: 3 of 10 labs right scores 3 of 10, each lab's reason in its test") {
+TEST_CASE("Gradescope and PrairieLearn: 3 of 10 labs right scores 3 of 10, each lab's reason in its test" * doctest::test_suite("e2e")) {
     for (const Platform &p : {kGradescope, kPrairieLearn}) {
         CAPTURE(p.name);
         TempDir root;
@@ -220,7 +220,7 @@ TEST_CASE("Gradescope and PrairieLearn: 3 of 10 labs right scores 3 of 10, each 
     }
 }
 
-TEST_CASE("Gradescope and PrairieLearn: whatever goes wrong, a valid results file says why") {
+TEST_CASE("Gradescope and PrairieLearn: whatever goes wrong, a valid results file says why" * doctest::test_suite("e2e")) {
     TempDir fakes;
     auto fake_grader = [&](const std::string &name, const std::string &body) {
         fs::create_directories(fakes.path / name / "bin");
@@ -655,7 +655,7 @@ TEST_CASE("scripts/publish_image.sh refuses, before any build, a name the regist
     }
 }
 
-TEST_CASE("GitHub Classroom: each lab's step, run as written, scores 3 of 10 for 3 labs right") {
+TEST_CASE("GitHub Classroom: each lab's step, run as written, scores 3 of 10 for 3 labs right" * doctest::test_suite("e2e")) {
     TempDir dir;
     const std::set<std::string> right = three_of_ten(dir.path / "submission", false);
     const auto steps = command_steps(read_file(test::source("classroom/workflow.yml")));

@@ -410,7 +410,7 @@ TEST_CASE("the README's lab table is the labs' declarations, row for row") {
 
 // The lecture label: Makefile.lecture builds with g++ alone, no CMake. One build serves both
 // halves (the helper layer compiled once, unoptimised: the build is what is tested).
-TEST_SUITE("lecture") {
+TEST_SUITE("e2e") {
 
 TEST_CASE("Makefile.lecture builds lab 01 with g++ alone, and a copy of lab 01 under a new number is a lab: built, listed by the grader, conformant") {
     const Tree here = project();

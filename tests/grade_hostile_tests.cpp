@@ -299,7 +299,7 @@ TEST_CASE("bad options are refused in one line that names the cause") {
     CHECK(contains(empty_kernels.err, "--kernels is empty"));
 }
 
-TEST_CASE("a class graded with -j 2 gives the gradebook of -j 1, in order") {
+TEST_CASE("a class graded with -j 2 gives the gradebook of -j 1, in order" * doctest::test_suite("e2e")) {
     TempDir dir;
     const fs::path klass = dir.path / "class";
     const std::vector<std::string> fixtures{"correct_for_loop", "constant_answer", "compile_error",

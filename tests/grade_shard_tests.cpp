@@ -34,7 +34,7 @@ grades(const std::string &csv) {
 
 TEST_SUITE("grade") {
 
-TEST_CASE("three shards graded at once merge into the gradebook one run writes, JUnit names unclashed, and shards missing or graded otherwise are refused") {
+TEST_CASE("three shards graded at once merge into the gradebook one run writes, JUnit names unclashed, and shards missing or graded otherwise are refused" * doctest::test_suite("e2e")) {
     TempDir dir;
     const fs::path klass = dir.path / "class";
     // "Ann" and "ann" would be one file where case is ignored: shards 1 and 2 hold one each.

@@ -50,7 +50,7 @@ std::map<std::pair<std::string, std::string>, Expect> fixture_expectations(const
     return out;
 }
 
-TEST_CASE("the grader grades every fixture as the fixture says and leaves the folder untouched") {
+TEST_CASE("the grader grades every fixture as the fixture says and leaves the folder untouched" * doctest::test_suite("e2e")) {
     const std::string folder = test::fixture_class();
     const auto expected = fixture_expectations(folder);
     std::set<std::string> labs;
@@ -760,7 +760,7 @@ TEST_CASE("grading the starter fails lab 01 on its TODO kernel and not by a cras
     CHECK(lab01);
 }
 
-TEST_CASE("a class of 50 is graded in isolation and an interrupted gradebook resumes") {
+TEST_CASE("a class of 50 is graded in isolation and an interrupted gradebook resumes" * doctest::test_suite("e2e")) {
     // Each generated student: a fixture copy, an empty folder (missing) or one nested in kernels/.
     const std::vector<std::pair<std::string, std::string>> kinds{
         {"correct_for_loop", "pass"},        {"constant_answer", "wrong-answer"},
