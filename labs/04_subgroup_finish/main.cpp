@@ -11,6 +11,51 @@
 
 using namespace synclab;
 
+using Kernels = std::vector<std::pair<std::string, cl::Kernel>>;
+
+// Each selected variant's kernel, checked against this device. reduceSubgroup where this device
+// or --wg cannot run it is left out with *skipped saying why, or refused when named alone.
+static Kernels build_kernels(Lab &lab, const cl::Program &program, const SubgroupPart &part,
+                             std::size_t wg, std::string *skipped) {
+    const DeviceInfo &dev = lab.env.info;
+    const SubgroupSupport &sg = part.support;
+    Kernels kernels;
+    for (const auto &variant : lab.selected_variants()) {
+        if (variant == "subgroup" && !part.runs) {
+            *skipped = part.not_checked();
+            std::size_t least = 1;  // the smallest power of two it runs at
+            while (least < sg.smallest_wg) least *= 2;
+            if (lab.opt.variant == "subgroup" && sg.builtins)
+                throw Unsupported("--variant subgroup cannot run at --wg " + std::to_string(wg) +
+                                  " on " + dev.name + ": " + sg.smallest_wg_why + " (it compiles); "
+                                  "use --wg " + std::to_string(least) + " or more");
+            if (lab.opt.variant == "subgroup")
+                throw Unsupported("--variant subgroup cannot run on " + dev.name + ": " +
+                                 sg.why_not + " (it compiles); pick a device whose "
+                                 "--list-devices row says subgroups yes (POCL 4 or later)");
+            continue;
+        }
+        cl::Program from = variant == "subgroup" ? part.program : program;
+        cl::Kernel kernel(from, lab.kernel_name(variant).c_str());
+        check_launch(kernel, dev.device, wg, wg * sizeof(float));
+        kernels.emplace_back(variant, kernel);
+    }
+    return kernels;
+}
+
+// What dropping the last barriers buys, among variants that gave the right answer.
+static void print_speedups(const Lab &lab, const std::vector<std::pair<std::string, double>> &times) {
+    double base = 0;
+    for (const auto &[variant, ms] : times)
+        if (variant == "barrier") base = ms;
+    if (base > 0 && times.size() > 1) {
+        std::printf("time vs reduceBarrier (right answers only):");
+        for (const auto &[variant, ms] : times)
+            if (variant != "barrier") std::printf("  %s %.2fx", lab.kernel_name(variant).c_str(), ms / base);
+        std::printf("\n");
+    }
+}
+
 static int run(Lab &lab) {
     const Options &o = lab.opt;
     const DeviceInfo &dev = lab.env.info;
@@ -27,7 +72,6 @@ static int run(Lab &lab) {
     check_dot_groups(dev, groups, wg);
 
     const std::string define = "-D SUBGROUP_SIZE=" + std::to_string(width);
-    std::vector<std::pair<std::string, cl::Kernel>> kernels;
     std::string skipped;  // why reduceSubgroup does not run here
     cl::Program program = lab.program(define);
     // The sub-group kernel lives in a build of its own, compiled on every device (against
@@ -35,26 +79,7 @@ static int run(Lab &lab) {
     // compile error everywhere.
     const SubgroupPart part = build_subgroup_part(lab, define, wg);
     const SubgroupSupport &sg = part.support;
-    for (const auto &variant : lab.selected_variants()) {
-        if (variant == "subgroup" && !part.runs) {
-            skipped = part.not_checked();
-            std::size_t least = 1;  // the smallest power of two it runs at
-            while (least < sg.smallest_wg) least *= 2;
-            if (o.variant == "subgroup" && sg.builtins)
-                throw Unsupported("--variant subgroup cannot run at --wg " + std::to_string(wg) +
-                                  " on " + dev.name + ": " + sg.smallest_wg_why + " (it compiles); "
-                                  "use --wg " + std::to_string(least) + " or more");
-            if (o.variant == "subgroup")
-                throw Unsupported("--variant subgroup cannot run on " + dev.name + ": " +
-                                 sg.why_not + " (it compiles); pick a device whose "
-                                 "--list-devices row says subgroups yes (POCL 4 or later)");
-            continue;
-        }
-        cl::Program from = variant == "subgroup" ? part.program : program;
-        cl::Kernel kernel(from, lab.kernel_name(variant).c_str());
-        check_launch(kernel, dev.device, wg, wg * sizeof(float));
-        kernels.emplace_back(variant, kernel);
-    }
+    Kernels kernels = build_kernels(lab, program, part, wg, &skipped);
 
     lab.banner(std::to_string(groups) + " group(s) x " + std::to_string(wg) + " work-items, " +
                std::to_string(trials) + " trial(s)");
@@ -95,16 +120,7 @@ static int run(Lab &lab) {
         lab.skipped("subgroup", skipped);
     }
 
-    // What dropping the last barriers buys, among variants that gave the right answer.
-    double base = 0;
-    for (const auto &[variant, ms] : times)
-        if (variant == "barrier") base = ms;
-    if (base > 0 && times.size() > 1) {
-        std::printf("time vs reduceBarrier (right answers only):");
-        for (const auto &[variant, ms] : times)
-            if (variant != "barrier") std::printf("  %s %.2fx", lab.kernel_name(variant).c_str(), ms / base);
-        std::printf("\n");
-    }
+    print_speedups(lab, times);
     return lab.exit_code(verdicts);
 }
 
