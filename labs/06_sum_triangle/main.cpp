@@ -39,6 +39,48 @@ static std::vector<Run> build_runs(Lab &lab, std::size_t n, std::size_t wg,
     return runs;
 }
 
+// One CSV row: run r's trials at N = nn.
+static void csv_row(Csv &csv, bool sweep, const Run &r, std::size_t nn, std::size_t wg, int trials,
+                    const Tally &y) {
+    const bool g = r.shape == Shape::kGroups;
+    csv("sweep", sweep)("variant", r.variant)("n", nn)("wg", g ? wg : nn)(
+        "groups", g ? (nn + wg - 1) / wg : 1)("trials", trials)("wrong_trials", y.wrong_trials)(
+        "wrong_rate", double(y.wrong_trials) / trials)("median_ms", median(y.ms));
+    csv.row();
+}
+
+// --sweep: each one-group variant's wrong-answer rate at every N of triangle_sizes, a row per N.
+// A wrong triangle (the solution must never fail) makes its verdict wrong.
+static void sweep_sizes(Lab &lab, std::vector<Run> &runs, std::size_t n, std::size_t wg,
+                        int trials, Csv &csv, std::vector<Verdict> &verdicts) {
+    const DeviceInfo &dev = lab.env.info;
+    std::printf("wrong-answer rate over %d launches per N:\n%6s", trials, "N");
+    std::vector<Run *> swept;
+    // Up to -n when given, else the device's largest work-group: a kernel's own report may
+    // be less than it runs (the H100's says 256 and runs 1024), so the launch decides, as
+    // for a single run.
+    const std::size_t most = std::min({dev.max_wg, kMaxN, lab.opt.n ? n : kMaxN});
+    for (auto &r : runs)
+        if (r.variant == "nobarrier" || r.variant == "localfence" || r.variant == "triangle")
+            swept.push_back(&r), std::printf(" %11s", r.variant.c_str());
+    std::printf("\n");
+    for (std::size_t nn : triangle_sizes(most)) {
+        SumTriangle ts(lab.env, nn, lab.rng);
+        std::printf("%6zu", nn);
+        for (Run *r : swept) {
+            check_launch(r->kernels[0], dev.device, nn, 0);
+            const Tally y = trials_of(ts, *r, nn, trials);
+            std::printf(" %10.0f%%", 100.0 * y.wrong_trials / trials);
+            csv_row(csv, true, *r, nn, wg, trials, y);
+            if (y.wrong_trials && r->variant == "triangle")
+                for (auto &v : verdicts)
+                    if (v.variant == "triangle" && v.ok)
+                        v = {v.variant, false, "sweep, N = " + std::to_string(nn) + ": " + y.first};
+        }
+        std::printf("\n");
+    }
+}
+
 static int run(Lab &lab) {
     const Options &o = lab.opt;
     const DeviceInfo &dev = lab.env.info;
@@ -67,13 +109,6 @@ static int run(Lab &lab) {
     }
     Csv csv = lab.csv({"sweep", "variant", "n", "wg", "groups", "trials", "wrong_trials",
                        "wrong_rate", "median_ms"});
-    auto row = [&](bool sw, const Run &r, std::size_t nn, const Tally &y) {
-        const bool g = r.shape == Shape::kGroups;
-        csv("sweep", sw)("variant", r.variant)("n", nn)("wg", g ? wg : nn)(
-            "groups", g ? (nn + wg - 1) / wg : 1)("trials", trials)("wrong_trials", y.wrong_trials)(
-            "wrong_rate", double(y.wrong_trials) / trials)("median_ms", median(y.ms));
-        csv.row();
-    };
 
     const int vw = lab.decl.variant_width(11), kw = lab.decl.kernel_width(22);
     std::printf("%-*s %-*s %10s  %s\n", vw, "variant", kw, "kernel", "median ms", "result");
@@ -89,37 +124,11 @@ static int run(Lab &lab) {
                     lab.kernel_name(r.variant).c_str(), median(y.ms), ok ? "" : "WRONG, ",
                     says.c_str());
         verdicts.push_back({r.variant, ok, says});
-        row(false, r, n, y);
+        csv_row(csv, false, r, n, wg, trials, y);
     }
 
-    if (sweep) {  // the lecture's claim: a missing barrier may pass with one warp, not with many
-        std::printf("wrong-answer rate over %d launches per N:\n%6s", trials, "N");
-        std::vector<Run *> swept;
-        // Up to -n when given, else the device's largest work-group: a kernel's own report may
-        // be less than it runs (the H100's says 256 and runs 1024), so the launch decides, as
-        // for a single run.
-        const std::size_t most = std::min({dev.max_wg, kMaxN, o.n ? n : kMaxN});
-        for (auto &r : runs)
-            if (r.variant == "nobarrier" || r.variant == "localfence" || r.variant == "triangle")
-                swept.push_back(&r), std::printf(" %11s", r.variant.c_str());
-        std::printf("\n");
-        for (std::size_t nn : triangle_sizes(most)) {
-            SumTriangle ts(lab.env, nn, lab.rng);
-            std::printf("%6zu", nn);
-            for (Run *r : swept) {
-                check_launch(r->kernels[0], dev.device, nn, 0);
-                const Tally y = trials_of(ts, *r, nn, trials);
-                std::printf(" %10.0f%%", 100.0 * y.wrong_trials / trials);
-                row(true, *r, nn, y);
-                if (y.wrong_trials && r->variant == "triangle")  // the solution must never fail
-                    for (auto &v : verdicts)
-                        if (v.variant == "triangle" && v.ok)
-                            v = {v.variant, false,
-                                 "sweep, N = " + std::to_string(nn) + ": " + y.first};
-            }
-            std::printf("\n");
-        }
-    }
+    // The lecture's claim: a missing barrier may pass with one warp, not with many.
+    if (sweep) sweep_sizes(lab, runs, n, wg, trials, csv, verdicts);
     return lab.exit_code(verdicts);
 }
 
