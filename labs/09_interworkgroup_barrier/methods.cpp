@@ -82,6 +82,51 @@ static std::vector<std::size_t> group_counts(std::size_t most) {
     return g;
 }
 
+// Per-step cost over 3000 steps, where the launch and the discovery spread thin, and the
+// relaunches against the best barrier inside one launch.
+static void print_step_costs(std::map<std::string, std::map<unsigned, double>> &steps_ms) {
+    double best = 0, wait = 0, queue = 0;
+    for (auto &[name, t] : steps_ms) {
+        const double us = t[3000] * 1000 / 3000;
+        std::printf("%-15s %8.2f us per step over 3000 steps\n", name.c_str(), us);
+        if (name == "relaunch_wait") wait = us;
+        else if (name == "relaunch_queue") queue = us;
+        else if (best == 0 || us < best) best = us;
+    }
+    if (best > 0)
+        std::printf("best barrier inside one launch: relaunch with the host waiting costs "
+                    "%.2gx as much per step, back-to-back relaunch %.2gx\n", wait / best,
+                    queue / best);
+}
+
+// Occupancy: discovered vs compute units vs the largest count that does not give up, per --wg.
+static void occupancy_sweep(Lab &lab, Methods &m, Steps &steps, const Workload &w, Csv &csv,
+                            const std::string &sweep) {
+    const Method *c = m.find("centralized");
+    if (!c) throw UsageError("--sweep occupancy runs the centralized barrier: add it to --variant");
+    for (std::size_t wg : {1, 16, 64, 256, 1024}) {
+        if (wg > lab.env.info.max_wg) continue;
+        Workload ww = w;
+        ww.wg = wg;
+        ww.steps = 4;
+        const std::size_t probe = std::max<std::size_t>(64, lab.env.info.compute_units * 64);
+        const std::size_t found = steps.discover(m.discovery, probe, ww);
+        // Up from what discovery found until a barrier gives up (at most twice as many).
+        std::size_t ok = 0, step = std::max<std::size_t>(1, found / 16);
+        for (std::size_t g = std::max<std::size_t>(found, 2) - 1; g <= 2 * found + 2; g += step) {
+            auto &k = const_cast<cl::Kernel &>(c->kernel);
+            if (!steps.run(k, How::InKernel, g, ww).ok()) break;
+            ok = g;
+        }
+        std::printf("wg %5zu: discovered %5zu, compute units %3u, largest that did not give up "
+                    "%5zu, recall %.0f%%\n", wg, found, lab.env.info.compute_units, ok,
+                    ok ? 100.0 * found / ok : 0.0);
+        csv("sweep", sweep)("method", "centralized")("wg", wg)("discovered", found)(
+            "compute_units", lab.env.info.compute_units)("largest_ok", ok);
+        csv.row();
+    }
+}
+
 int run_sweep(Lab &lab, Methods &m, Steps &steps, const Workload &w, std::size_t occ,
               const std::string &sweep) {
     Csv csv = lab.csv({"sweep", "method", "groups", "parts", "steps", "work", "n", "wg", "ms",
@@ -126,43 +171,9 @@ int run_sweep(Lab &lab, Methods &m, Steps &steps, const Workload &w, std::size_t
                     ww.steps = s;
                     one(mm, std::max<std::size_t>(occ, 1), ww);
                 }
-        // Per-step cost over 3000 steps: the launch and the discovery spread thin.
-        double best = 0, wait = 0, queue = 0;
-        for (auto &[name, t] : steps_ms) {
-            const double us = t[3000] * 1000 / 3000;
-            std::printf("%-15s %8.2f us per step over 3000 steps\n", name.c_str(), us);
-            if (name == "relaunch_wait") wait = us;
-            else if (name == "relaunch_queue") queue = us;
-            else if (best == 0 || us < best) best = us;
-        }
-        if (best > 0)
-            std::printf("best barrier inside one launch: relaunch with the host waiting costs "
-                        "%.2gx as much per step, back-to-back relaunch %.2gx\n", wait / best,
-                        queue / best);
-    } else {  // occupancy: discovered vs compute units vs the largest count that does not give up
-        const Method *c = m.find("centralized");
-        if (!c) throw UsageError("--sweep occupancy runs the centralized barrier: add it to --variant");
-        for (std::size_t wg : {1, 16, 64, 256, 1024}) {
-            if (wg > lab.env.info.max_wg) continue;
-            Workload ww = w;
-            ww.wg = wg;
-            ww.steps = 4;
-            const std::size_t probe = std::max<std::size_t>(64, lab.env.info.compute_units * 64);
-            const std::size_t found = steps.discover(m.discovery, probe, ww);
-            // Up from what discovery found until a barrier gives up (at most twice as many).
-            std::size_t ok = 0, step = std::max<std::size_t>(1, found / 16);
-            for (std::size_t g = std::max<std::size_t>(found, 2) - 1; g <= 2 * found + 2; g += step) {
-                auto &k = const_cast<cl::Kernel &>(c->kernel);
-                if (!steps.run(k, How::InKernel, g, ww).ok()) break;
-                ok = g;
-            }
-            std::printf("wg %5zu: discovered %5zu, compute units %3u, largest that did not give up "
-                        "%5zu, recall %.0f%%\n", wg, found, lab.env.info.compute_units, ok,
-                        ok ? 100.0 * found / ok : 0.0);
-            csv("sweep", sweep)("method", "centralized")("wg", wg)("discovered", found)(
-                "compute_units", lab.env.info.compute_units)("largest_ok", ok);
-            csv.row();
-        }
+        print_step_costs(steps_ms);
+    } else {  // occupancy
+        occupancy_sweep(lab, m, steps, w, csv, sweep);
     }
     return bad ? 1 : 0;
 }
