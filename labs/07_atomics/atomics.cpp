@@ -70,6 +70,22 @@ uint32_t expensive(uint32_t v, int iters) {
     return v;
 }
 
+// What one float-sum launch got wrong, "" for nothing: `gave` work-items gave up where a right
+// loop cannot, `spent` tries counted for c adds, the sum got against want within tol.
+std::string floatsum_error(int gave, double spent, double c, double got, double want, double tol) {
+    char err[200] = "";
+    if (gave)
+        std::snprintf(err, sizeof err, "%d work-item(s) gave up, where a right loop cannot "
+                      "(%.0f on the word: at most %.0f tries each, %.0f in all)", gave, c, c,
+                      c * (c + 1) / 2);
+    else if (spent < c)
+        std::snprintf(err, sizeof err, "%.0f tries counted for %.0f adds: every add must "
+                      "end in addDone", spent, c);
+    if (!*err && !within(got, want, tol))
+        std::snprintf(err, sizeof err, "sum %.9g, want %.9g (tolerance %.3g)", got, want, tol);
+    return err;
+}
+
 }  // namespace
 
 const std::vector<std::string> &csv_columns() {
@@ -293,25 +309,16 @@ std::optional<Verdict> Part::floatsum(const std::string &variant) {
             const double c = ki == 0 ? double(s.n) : double(s.groups);
             const bool cannot_give_up = c <= s.spins && c * (c + 1) / 2 < double(s.cas_budget);
             const double spent = double(st[1]) * kCasChunk + st[2];
-            char err[200] = "";
             if (st[0] && !cannot_give_up) {
                 ++gave_up[ki];
                 tallies[ki].ms.push_back(ms);
                 continue;
             }
-            if (st[0])
-                std::snprintf(err, sizeof err, "%d work-item(s) gave up, where a right loop cannot "
-                              "(%.0f on the word: at most %.0f tries each, %.0f in all)", st[0], c,
-                              c, c * (c + 1) / 2);
-            else if (spent < c)
-                std::snprintf(err, sizeof err, "%.0f tries counted for %.0f adds: every add must "
-                              "end in addDone", spent, c);
             // The compare-and-swap adds in whatever order the work-items come: up to all n one
             // after another; the tree's group sums, one after another.
             const double tol = lab.opt.exact ? 0 : tolerance(s.n, abs_sum, size_t(c));
-            if (!*err && !within(got, want, tol))
-                std::snprintf(err, sizeof err, "sum %.9g, want %.9g (tolerance %.3g)", got, want, tol);
-            if (!*err) tries[ki] += spent / c;
+            const std::string err = floatsum_error(st[0], spent, c, got, want, tol);
+            if (err.empty()) tries[ki] += spent / c;
             tallies[ki].add(ms, err);
         }
     }
