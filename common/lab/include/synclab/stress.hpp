@@ -45,7 +45,7 @@ struct StressPause {
 
 // How many tries the command that repeats a schedule gives it (--repeat): a seed places the same
 // delays at the same times, but the operating system interleaves the threads its own way, so one
-// try of a schedule that failed in the grader failed again in 85 of 100 (docs/benchmarks.md).
+// try of a schedule that failed in the grader failed again in 85 of 100 (docs/benchmarks-archive.md).
 constexpr unsigned kRepeatTries = 3;
 
 // The command that repeats stress schedule `seed` alone:
