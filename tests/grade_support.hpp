@@ -11,8 +11,6 @@
 #include <set>
 #include <spawn.h>
 #include <sstream>
-#include <chrono>
-#include <thread>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -116,16 +114,20 @@ inline std::map<std::string, std::uintmax_t> listing(const std::string &dir) {
     return out;
 }
 
-// Waits at most `seconds` for `pid` to end: its exit code, or -1 (then it is killed).
+// Waits for `pid` to end (a bound of `seconds`, far past its need): its wait status in `status`;
+// false and a failed check naming `what` when it did not (then it is killed).
+inline bool ends_within(pid_t pid, double seconds, const std::string &what, int &status) {
+    if (test::wait_until([&] { return waitpid(pid, &status, WNOHANG) == pid; }, seconds, what)) return true;
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    return false;
+}
+
+// The same with its exit code (128 + the signal that ended it), or -1 when it did not end.
 inline int exit_within(pid_t pid, int seconds) {
     int status = 0;
-    for (int i = 0; i < seconds * 10; ++i) {
-        if (waitpid(pid, &status, WNOHANG) == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    kill(pid, SIGKILL);
-    waitpid(pid, nullptr, 0);
-    return -1;
+    if (!ends_within(pid, seconds, "process " + std::to_string(pid) + " ends", status)) return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 // Starts argv in the background (its environment ours plus `env`) with stdout and stderr going to
@@ -147,6 +149,8 @@ inline pid_t spawn_logged(std::vector<std::string> args, const std::string &log,
     envp.push_back(nullptr);
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
+    // Nothing to read: a terminal of ours is not its (script(1) would take it over).
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     posix_spawn_file_actions_adddup2(&actions, 1, 2);
     if (fd3 >= 0) posix_spawn_file_actions_adddup2(&actions, fd3, 3);
@@ -176,18 +180,11 @@ inline int rows_in(const std::string &csv) {
     return n - 1;  // the header
 }
 
-// Any process still running with `needle` in its command line.
-inline bool running_with(const std::string &needle) {
-    for (const auto &e : fs::directory_iterator("/proc")) {
-        const std::string name = e.path().filename().string();
-        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-        std::string cmd = read_file((e.path() / "cmdline").string());
-        for (char &c : cmd)
-            if (c == 0) c = ' ';
-        if (contains(cmd, needle) && std::to_string(getpid()) != name) return true;
-    }
-    return false;
-}
+using test::running_with;
+
+// Whether a lab child of a grader whose private folder is under `root` runs: the runner given a
+// batch file there (batch.cpp), from its start until it ends.
+inline bool lab_running(const std::string &root) { return running_with("--batch " + root + "/"); }
 
 // A copy of `file` with `code` inserted before its last '}' (the end of reduceWithSync).
 inline void with_code_at_end(const std::string &file, const std::string &code, const fs::path &to) {

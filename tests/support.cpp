@@ -4,11 +4,13 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <sstream>
+#include <thread>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -20,6 +22,41 @@ namespace test {
 std::string source(const std::string &rel) {
     const char *env = std::getenv("SYNCLAB_SOURCE_DIR");
     return std::string(env && *env ? env : SYNCLAB_TEST_SOURCE_DIR) + "/" + rel;
+}
+
+bool wait_until(const std::function<bool()> &happened, double bound_s, const std::string &what) {
+    using clock = std::chrono::steady_clock;
+    const auto bound = clock::now() + std::chrono::duration_cast<clock::duration>(
+                                          std::chrono::duration<double>(bound_s));
+    // The look is cheap at first and every 50 ms at most: a scan of /proc is no busy loop.
+    for (auto pause = std::chrono::milliseconds(1);; pause = std::min(pause * 2, std::chrono::milliseconds(50))) {
+        if (happened()) return true;
+        if (clock::now() > bound) break;
+        std::this_thread::sleep_for(pause);
+    }
+    FAIL_CHECK("never happened within " << bound_s << " s: " << what);
+    return false;
+}
+
+bool running_with(const std::string &needle) {
+    const std::string self = std::to_string(getpid());
+    std::error_code ec;
+    for (const auto &e : fs::directory_iterator("/proc", ec)) {
+        const std::string name = e.path().filename().string();
+        if (name.find_first_not_of("0123456789") != std::string::npos || name == self) continue;
+        std::ifstream in(e.path() / "cmdline", std::ios::binary);
+        std::string cmd((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        std::replace(cmd.begin(), cmd.end(), '\0', ' ');
+        if (cmd.find(needle) != std::string::npos) return true;
+    }
+    return false;
+}
+
+long sleeps_of(pid_t tid) {
+    std::ifstream in("/proc/self/task/" + std::to_string(tid) + "/status");
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind("voluntary_ctxt_switches:", 0) == 0) return std::stol(line.substr(24));
+    return -1;
 }
 
 std::string mutated(const std::string &file, const std::string &from, const std::string &to) {

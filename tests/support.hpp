@@ -1,5 +1,8 @@
 // What the tests share: where things are, running a lab, the devices to test on.
 #pragma once
+#include <sys/types.h>
+
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -27,6 +30,21 @@ std::string fixture_class();
 std::string stress_class();
 // `patch` (a unified diff) applied to `base`; throws naming the fixture when it does not apply.
 std::string apply_patch(const std::string &base, const std::string &patch, const std::string &name);
+
+// Waits for an event, never for a time: true as soon as `happened()` is true (asked every few
+// ms); false, with a failed check naming `what`, when it is still false after `bound_s` seconds,
+// a bound far past what the event takes, which only an event that never comes reaches. Safe in
+// a thread of the test.
+bool wait_until(const std::function<bool()> &happened, double bound_s, const std::string &what);
+
+// Any process but this one running with `needle` in its command line (its arguments joined
+// with spaces).
+bool running_with(const std::string &needle);
+
+// How many times a thread of this process (its kernel id, gettid()) has gone to sleep of itself
+// (voluntary context switches); -1 once it has ended. Two more sleeps than before a call began
+// show it woke inside that call, looked again and went on waiting.
+long sleeps_of(pid_t tid);
 
 // Runs a lab executable with args (bounded: 120 s).
 synclab::ProcessResult run_lab(const std::string &name, const std::vector<std::string> &args,
