@@ -4,7 +4,6 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
-#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
@@ -15,7 +14,6 @@
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
-#include <thread>
 #include <vector>
 
 #include "grade_support.hpp"
@@ -230,6 +228,7 @@ TEST_CASE("Gradescope and PrairieLearn: whatever goes wrong, a valid results fil
         return (fakes.path / name).string();
     };
     const std::string crashes = fake_grader("crashes", "kill -SEGV $$");
+    // A grader that never ends by itself (its sleep outlasts the budget): the budget must stop it.
     const std::string sleeps = fake_grader("sleeps", "exec sleep 60");
     const std::string solution = test::source("solutions/01_workgroup_reduce.cl");
     const std::string starter = test::source("kernels/01_workgroup_reduce.cl");
@@ -440,17 +439,19 @@ TEST_CASE("--gradescope and --prairielearn weigh labs by --points, and refuse ba
 
 TEST_CASE("a grader killed half-way leaves valid platform results that say grading did not finish") {
     TempDir dir;
-    const std::string gs = dir / "gs.json", pl = dir / "pl.json", log = dir / "log";
+    const std::string gs = dir / "gs.json", pl = dir / "pl.json", log = dir / "log", tmp = dir / "tmp";
+    fs::create_directories(tmp);
+    // The grader's private folder is in this test's TMPDIR, so its lab child can be found.
     const pid_t pid = spawn_logged({test::lab(kGrader), "--kernels", test::fixture("infinite_loop"),
                                     "--labs", "01", "--quick", "--timeout", "60", "--csv", dir / "g.csv",
                                     "--junit", dir / "junit", "--gradescope", gs, "--prairielearn", pl},
-                                   log, {{"SYNCLAB_KERNELS", ""}});
-    for (int i = 0; i < 600 && !contains(read_file(log), "grading 1 submission"); ++i)
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the lab is running
+                                   log, {{"SYNCLAB_KERNELS", ""}, {"TMPDIR", tmp}});
+    // Killed while the lab runs (its endless kernel holds it there until --timeout 60).
+    const bool running = test::wait_until([&] { return lab_running(tmp); }, 120, "the lab child runs");
     kill(pid, SIGKILL);
     waitpid(pid, nullptr, 0);
     CAPTURE(read_file(log));
+    REQUIRE(running);
     const auto gs_file = checked(schema_of(kGradescope), gs);
     const auto pl_file = checked(schema_of(kPrairieLearn), pl);
     if (!gs_file || !pl_file) return;
@@ -481,9 +482,8 @@ TEST_CASE("a time budget that runs out keeps every finished lab's points and nam
         if (stopped) {
             // The gradebook's row is written and synced as soon as lab 01 is graded.
             const std::string csv = dir / "g.csv";
-            for (int i = 0; i < 1200 && !contains(read_file(csv), "anna,01,pass"); ++i)
-                std::this_thread::sleep_for(std::chrono::milliseconds(100));
-            const bool graded = contains(read_file(csv), "anna,01,pass");
+            const bool graded = test::wait_until([&] { return contains(read_file(csv), "anna,01,pass"); },
+                                                 120, "lab 01's row is written");
             kill(pid, graded ? SIGALRM : SIGKILL);  // never leave the grader behind
             if (!graded) waitpid(pid, nullptr, 0);
             REQUIRE(graded);
@@ -518,10 +518,9 @@ TEST_CASE("a platform's time budget stops the grader itself: a valid grade that 
         fs::create_directories(root.path / p.submission);
         fs::copy_file(test::fixture("infinite_loop") + "/01_workgroup_reduce.cl",
                       root.path / p.submission / "01_workgroup_reduce.cl");
-        const auto started = std::chrono::steady_clock::now();
+        // The budget, not the kernel's --timeout 300, ends it: the results name the budget.
         const auto f = graded(p, root.path, "--labs 01 --quick --timeout 300",
                               {{"SYNCLAB_AUTOGRADER_TIMEOUT", "6"}});
-        CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(200));
         if (!f) return;
         const std::string text = all_text(*f);
         CAPTURE(text);

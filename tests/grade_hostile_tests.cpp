@@ -3,12 +3,10 @@
 // holds, and a grader killed with SIGKILL leaves no lab running.
 #include <doctest/doctest.h>
 
-#include <chrono>
 #include <csignal>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <thread>
 
 #include "grade/report.hpp"
 #include "grade/sandbox.hpp"
@@ -207,8 +205,7 @@ TEST_CASE("the gradebook is never emptied, shared or lost without a word") {
     std::vector<std::string> first{test::lab(kGrader)};
     for (const auto &a : with({"--timeout", "8", "-j", "1"})) first.push_back(a);
     const pid_t pid = spawn_logged(first, dir / "first.log");
-    for (int i = 0; i < 300 && rows_in(csv) < 1; ++i)
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    test::wait_until([&] { return rows_in(csv) >= 1; }, 120, "the first grader writes a row");
     const auto second = run_grader(with({"--resume"}), 60);
     CAPTURE(second.err);
     CHECK(second.exit_code == 2);
@@ -340,15 +337,14 @@ TEST_CASE("a grader killed with SIGKILL leaves no lab running, and --resume comp
                                     "--quick", "-j", "1", "--timeout", "120", "--csv", csv,
                                     "--junit", junit},
                                    dir / "log", {{"TMPDIR", tmp.string()}});
-    for (int i = 0; i < 600 && !(rows_in(csv) >= 1 && running_with(tmp.string() + "/")); ++i)
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    REQUIRE(running_with(tmp.string() + "/"));  // b_hangs' lab is running
+    // a's row written, and b_hangs' lab child running its endless kernel.
+    const bool running = test::wait_until([&] { return rows_in(csv) >= 1 && lab_running(tmp.string()); },
+                                          120, "b_hangs' lab runs");
     kill(pid, SIGKILL);
     waitpid(pid, nullptr, 0);
-    bool gone = false;
-    for (int i = 0; i < 100 && !(gone = !running_with(tmp.string() + "/")); ++i)
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    CHECK(gone);
+    REQUIRE(running);
+    // Its lab ends by itself (its --timeout is 120 s of a core away): the grader's pipe closed.
+    test::wait_until([&] { return !running_with(tmp.string() + "/"); }, 60, "no child of the grader left");
     CHECK(rows_in(csv) == 1);
     const auto r = run_grader({"--class", klass.string(), "--labs", "01", "--quick", "--timeout",
                                "3", "--csv", csv, "--junit", junit, "--resume"}, 120,
@@ -369,25 +365,20 @@ TEST_CASE("a lab stops at once when its grader is gone, however it was started")
     copy_fixture("infinite_loop", dir.path / "hangs");
     int alive[2];
     REQUIRE(pipe2(alive, O_CLOEXEC) == 0);
-    const pid_t pid = spawn_logged({test::lab("lab01_workgroup_reduce"), "--kernels",
-                                    (dir.path / "hangs").string(), "--variant", "sync",
-                                    "--timeout", "120"},
-                                   dir / "log", {{"SYNCLAB_PARENT_FD", "3"}}, alive[0]);
+    // On a terminal (script(1), which passes fd 3 on): its progress line says when the endless
+    // kernel runs. Its log is what the terminal was sent.
+    const std::string lab = "'" + test::lab("lab01_workgroup_reduce") + "' --kernels '" +
+                            (dir.path / "hangs").string() + "' --variant sync --timeout 120";
+    const pid_t pid = spawn_logged({"/usr/bin/script", "-qec", lab, "/dev/null"}, dir / "log",
+                                   {{"SYNCLAB_PARENT_FD", "3"}}, alive[0]);
     close(alive[0]);
-    std::this_thread::sleep_for(std::chrono::seconds(2));  // built, and in its endless kernel
+    test::wait_until([&] { return contains(read_file(dir / "log"), ", kernel reduceWithSync"); }, 100,
+                     "the endless kernel runs");
     int status = 0;
     CHECK(waitpid(pid, &status, WNOHANG) == 0);  // still running while the pipe is open
-    const auto t0 = std::chrono::steady_clock::now();
     close(alive[1]);
-    pid_t done = 0;
-    for (int i = 0; i < 300 && (done = waitpid(pid, &status, WNOHANG)) == 0; ++i)
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    if (done == 0) {
-        kill(pid, SIGKILL);
-        waitpid(pid, &status, 0);
-    }
-    CHECK(done == pid);
-    CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10));
+    // Ends by itself, with its line: its --timeout (120 s of a core) would be another line.
+    CHECK(ends_within(pid, 60, "the lab stops once the pipe is closed", status));
     CHECK(WIFEXITED(status));
     CHECK(WEXITSTATUS(status) == 2);
     CHECK(contains(read_file(dir / "log"), "the grader that started this run is gone"));

@@ -4,6 +4,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <chrono>
 #include <cmath>
@@ -287,14 +288,15 @@ one() {
     hang) printf 'result\t1\ttimeout\t-\tstopped after 30 s\n' >> "$verdict"; exit 1 ;;  # its watchdog
     forge) echo "== run $n of $n at inf s" >&2  # a kernel's text that looks like the runner's
            printf 'variant\ta\tverified\t-\nresult\t0\tverified\t-\t-\n' >> "$verdict" ;;
-    slow) sleep 2; printf 'variant\ta\tverified\t-\nresult\t0\tverified\t-\t-\n' >> "$verdict" ;;
+    slow) skew=$((skew + 1000000000))  # 1000 s on the runner's clock, which its next mark carries
+          printf 'variant\ta\tverified\t-\nresult\t0\tverified\t-\t-\n' >> "$verdict" ;;
     later) [ "$first" = "$lab" ] || kill -SEGV $$
            printf 'variant\ta\tverified\t-\nresult\t0\tverified\t-\t-\n' >> "$verdict" ;;
   esac
 }
 if [ "$me" = synclab-labs ]; then
   [ "$1" = --batch ] || exit 2
-  n=$(grep -c . "$2") i=0 rc=0 failed= t0=${EPOCHREALTIME//[!0-9]/}
+  n=$(grep -c . "$2") i=0 rc=0 failed= t0=${EPOCHREALTIME//[!0-9]/} skew=0
   while IFS=$'\t' read -r -a args; do
     i=$((i + 1))
     [ "${args[0]}" != "$failed" ] || continue  # a failed lab's other runs are left out
@@ -303,7 +305,7 @@ if [ "$me" = synclab-labs ]; then
       exit 2
     fi
     echo "== run $i of $n: lab${args[*]}"
-    us=$(( ${EPOCHREALTIME//[!0-9]/} - t0 ))
+    us=$(( ${EPOCHREALTIME//[!0-9]/} - t0 + skew ))
     printf '== run %d of %d at %d.%06d s\n' $i $n $((us / 1000000)) $((us % 1000000)) >&2
     first=${first:-${args[0]}}
     if [ "${args[1]}" = --describe ]; then
@@ -495,13 +497,15 @@ TEST_CASE("a submission's labs share one process, one that fails after another i
     CHECK(runs.size() == 5);
     CHECK(pids(runs) == 1);
     CHECK(contains(read_file(dir / "junit/s1.xml"), "shared one process with labs 97, 98, 99"));
-    // A row's seconds hold its own runs in the shared process: 2 s of sleep is lab 98's.
+    // A row's seconds hold its own runs in the shared process, as the runner's marks time them:
+    // the 1000 s its clock jumps in lab 98's slow run (more than the whole grading may take,
+    // 60 s) are lab 98's alone.
     std::tie(kinds, runs) = grade("ok", "ok slow", "ok");
     CHECK(kinds == std::map<std::string, std::string>{{"97", "pass"}, {"98", "pass"}, {"99", "pass"}});
     CHECK(pids(runs) == 1);
-    CHECK(seconds.at("98") >= 2);
-    CHECK(seconds.at("97") < 2);
-    CHECK(seconds.at("99") < 2);
+    CHECK(seconds.at("98") >= 1000);
+    CHECK(seconds.at("97") < 1000);
+    CHECK(seconds.at("99") < 1000);
     // A line that only looks like the runner's mark gives no row an impossible time.
     std::tie(kinds, runs) = grade("forge", "ok", "ok");
     CHECK(kinds == std::map<std::string, std::string>{{"97", "pass"}, {"98", "pass"}, {"99", "pass"}});
@@ -795,19 +799,15 @@ TEST_CASE("a class of 50 is graded in isolation and an interrupted gradebook res
     const std::string tmp = dir / "tmp";
     fs::create_directories(tmp);
     const pid_t pid = spawn_logged(args, log, {{"TMPDIR", tmp}});
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(150);
-    while (std::chrono::steady_clock::now() < deadline &&
-           (!fs::exists(csv) || rows_in(csv) < 25) && waitpid(pid, nullptr, WNOHANG) == 0)
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));  // now in s25's endless run
-    kill(pid, SIGINT);
+    // s00..s24 graded (-j 1: one at a time), and s25's lab child running its endless kernel.
     int status = 0;
-    for (int i = 0; i < 300 && waitpid(pid, &status, WNOHANG) == 0; ++i)
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    if (waitpid(pid, &status, WNOHANG) == 0) {  // never leave it behind
-        kill(pid, SIGKILL);
-        waitpid(pid, &status, 0);
-        FAIL("the grader did not stop on SIGINT");
+    bool ended = false;  // too soon: a failure the checks below name
+    test::wait_until([&] { return (ended = waitpid(pid, &status, WNOHANG) == pid) ||
+                                  (fs::exists(csv) && rows_in(csv) >= 25 && lab_running(tmp)); },
+                     150, "s25's lab runs");
+    if (!ended) {
+        kill(pid, SIGINT);
+        if (!ends_within(pid, 60, "the grader stops on SIGINT", status)) return;  // killed, not left
     }
     const std::string first_log = read_file(log);
     CAPTURE(first_log);
@@ -821,7 +821,8 @@ TEST_CASE("a class of 50 is graded in isolation and an interrupted gradebook res
         CHECK(name < "s25");
         CHECK(row.kind == want[name]);  // s03's crash and s05's build error stopped nobody
     }
-    CHECK_FALSE(running_with(tmp + "/"));  // the hanging child was killed with it
+    CHECK_FALSE(lab_running(tmp));  // the hanging child was killed with it
+    CHECK_FALSE(running_with(tmp + "/"));
     CHECK(fs::exists(junit + "/s24.xml"));
     CHECK_FALSE(fs::exists(junit + "/s25.xml"));
 
@@ -1089,17 +1090,16 @@ TEST_CASE("grade_lab kills its running child as soon as the stop flag rises") {
     stop = 1;  // already set: nothing runs
     CHECK(grade::grade_lab(*lab01, "hang", dir / "hang", settings, &stop, dir / "work").finished() == false);
     stop = 0;
-    std::thread raiser([] {
-        std::this_thread::sleep_for(std::chrono::seconds(2));  // well into the endless run
+    std::atomic<bool> returned{false};
+    std::thread raiser([&] {  // raised while the lab child runs, 120 s before its timeout
+        test::wait_until([&] { return returned || lab_running(dir / "work"); }, 100, "the lab child runs");
         stop = 1;
     });
-    const auto t0 = std::chrono::steady_clock::now();
     const auto r = grade::grade_lab(*lab01, "hang", dir / "hang", settings, &stop, dir / "work");
+    returned = true;
     raiser.join();
-    const double waited =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    CHECK_FALSE(r.finished());  // unfinished: not a row to keep
-    CHECK(waited < 30);      // not the 120 s timeout
+    // Unfinished, not a row to keep: stopped, where the 120 s timeout would have made a row.
+    CHECK_FALSE(r.finished());
     CHECK_FALSE(running_with(dir / "work"));
 }
 
@@ -1115,21 +1115,15 @@ TEST_CASE("SIGTERM stops the grader with exit 143 and kills the running lab") {
     const std::string hang = dir / "tmp";
     fs::create_directories(hang);
     const pid_t pid = spawn_logged(args, log, {{"TMPDIR", hang}});
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(100);
-    // s1's row is written and s2's lab runs.
-    while (std::chrono::steady_clock::now() < deadline &&
-           !(fs::exists(csv) && rows_in(csv) >= 1 && running_with(hang)) &&
-           waitpid(pid, nullptr, WNOHANG) == 0)
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
-    kill(pid, SIGTERM);
+    // s1's row is written and s2's lab child runs its endless kernel.
     int status = 0;
-    for (int i = 0; i < 300 && waitpid(pid, &status, WNOHANG) == 0; ++i)
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    if (waitpid(pid, &status, WNOHANG) == 0) {
-        kill(pid, SIGKILL);
-        waitpid(pid, &status, 0);
-        FAIL("the grader did not stop on SIGTERM");
+    bool ended = false;  // too soon: a failure the checks below name
+    test::wait_until([&] { return (ended = waitpid(pid, &status, WNOHANG) == pid) ||
+                                  (fs::exists(csv) && rows_in(csv) >= 1 && lab_running(hang)); },
+                     100, "s2's lab runs");
+    if (!ended) {
+        kill(pid, SIGTERM);
+        if (!ends_within(pid, 60, "the grader stops on SIGTERM", status)) return;  // killed, not left
     }
     CAPTURE(read_file(log));
     CHECK(WIFEXITED(status));
