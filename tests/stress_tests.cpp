@@ -14,7 +14,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
-#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -354,6 +353,18 @@ TEST_CASE("set_stress_environment sets the grader's stress settings where unset,
     }
 }
 
+// Whether a thread at a StressGate (its id in `tid` once it is there) is held: it went to sleep
+// twice since, so it woke (the gate looks again every 100 ms, and at each leave), looked again
+// and stayed. False once `through` says it got past.
+static bool held(const std::atomic<pid_t> &tid, const std::atomic<bool> &through, const char *what) {
+    long before = -1;
+    return test::wait_until([&] {
+               if (through) return true;
+               if (before < 0 && tid) before = test::sleeps_of(tid);
+               return before >= 0 && test::sleeps_of(tid) >= before + 2;
+           }, 60, what) && !through;
+}
+
 TEST_CASE("stress runs first: a child made nicer, one stress run a slot, never beside another child, none once stopped") {
     // A child's niceness (ProcessLimits::nice), for callers that ask for one.
     errno = 0;
@@ -371,14 +382,15 @@ TEST_CASE("stress runs first: a child made nicer, one stress run a slot, never b
     volatile int stop = 0;
     REQUIRE(gate.enter(&stop));
     std::atomic<bool> second{false};
+    std::atomic<pid_t> waiter_tid{0};
     std::thread waiter([&] {
+        waiter_tid = gettid();
         if (gate.enter(&stop)) {
             second = true;
             gate.leave();
         }
     });
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    CHECK_FALSE(second.load());  // the one slot is taken
+    CHECK(held(waiter_tid, second, "a second stress run waits"));  // the one slot is taken
     gate.leave();
     waiter.join();
     CHECK(second.load());
@@ -390,26 +402,35 @@ TEST_CASE("stress runs first: a child made nicer, one stress run a slot, never b
     grade::StressGate rw(1);
     REQUIRE(rw.enter_beside(nullptr));
     REQUIRE(rw.enter_beside(nullptr));  // two at once
-    std::atomic<bool> stressed{false}, in_stress{false}, later{false}, overlapped{false};
+    std::atomic<bool> stressed{false}, in_stress{false}, later{false}, overlapped{false}, after_done{false},
+        left{false};
+    std::atomic<pid_t> stress_tid{0}, after_tid{0};
     std::thread stress([&] {
+        stress_tid = gettid();
         if (rw.enter(nullptr)) {
             stressed = in_stress = true;
-            std::this_thread::sleep_for(std::chrono::milliseconds(300));
+            // Inside until the child that came after it, woken as the others left, is seen to
+            // look again and wait.
+            test::wait_until([&] { return left.load(); }, 60, "the children beside leave");
+            CHECK(held(after_tid, after_done, "a child waits while the stress run is inside"));
             in_stress = false;
             rw.leave();
         }
     });
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    CHECK_FALSE(stressed.load());  // the children beside are still running
+    CHECK(held(stress_tid, stressed, "the stress run waits"));  // the children beside are still running
     std::thread after([&] {  // a child that comes while a stress run waits: after it
+        after_tid = gettid();
         if (rw.enter_beside(nullptr)) {
             later = stressed.load();
             overlapped = in_stress.load();
             rw.leave_beside();
         }
+        after_done = true;
     });
+    CHECK(held(after_tid, after_done, "a child waits behind the waiting stress run"));
     rw.leave_beside();
     rw.leave_beside();
+    left = true;
     stress.join();
     after.join();
     CHECK(stressed.load());
