@@ -103,14 +103,13 @@ TEST_CASE("lab07 plain count++ on one global counter: lost updates are the expec
 TEST_CASE("lab07 a lock that is never released is given up within its budget, never hangs") {
     for (const auto &dev : test::dynamic_devices()) {
         CAPTURE(dev.name);
-        const auto start = std::chrono::steady_clock::now();
         const auto r = run_lab(kLab, on(dev, "solutions", {"--variant", "lock", "--held", "--spins",
                                                            "20000", "--groups", "8", "--trials", "2"}));
-        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         CAPTURE(r.out);
         CAPTURE(r.err);
+        // Its budget ended it: not run_lab's bound, nor its own watchdog (a line of its own).
         CHECK_FALSE(r.timed_out);
-        CHECK(s < 30);
+        CHECK(r.err.find("did not finish") == std::string::npos);
         CHECK(r.exit_code == 1);
         CHECK(r.out.find("lockFence: 16 group(s) in all gave up after --spins 20000 tries each: the "
                          "lock was never released") != std::string::npos);

@@ -3,7 +3,6 @@
 // wait is caught while the solution passes, bad input refused. Timings are never asserted.
 #include <doctest/doctest.h>
 
-#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -78,16 +77,16 @@ TEST_CASE("lab09 discovered verifies at sizes far beyond the groups resident, on
 }
 
 TEST_CASE("lab09 too many groups: the naive barriers give up within their budget, no hang") {
-    const auto t0 = std::chrono::steady_clock::now();
     // Two POCL threads whatever the machine has (as the grader gives), so 2 groups are resident.
     const auto r = run_lab(kLab, {"--kernels", test::source("solutions"), "--variant",
                                   "centralized,decentralized", "--groups", "40"},
                            {{"POCL_CPU_MAX_CU_COUNT", "2"}, {"POCL_MAX_PTHREAD_COUNT", "2"}});
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     CAPTURE(r.out);
+    CAPTURE(r.err);
     CHECK(r.exit_code == 1);
+    // Their budgets ended both (their lines below): not run_lab's bound, nor the watchdog's line.
     CHECK_FALSE(r.timed_out);
-    CHECK(s < 20);  // two budgets of about 0.1 s each, and the lab's own start
+    CHECK(r.err.find("did not finish") == std::string::npos);
     // POCL runs one group per thread: 2 arrive, the 38 others cannot start.
     CHECK(count(r.out, "barrier gave up at step 1: 2 of 40 groups arrived - the others were never "
                        "resident") == 2);
