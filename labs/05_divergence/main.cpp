@@ -11,6 +11,8 @@
 
 using namespace synclab;
 
+namespace {
+
 // A variant's pair, divergent kernel first (declaration.hpp).
 struct Pair {
     std::string variant;
@@ -21,7 +23,7 @@ struct Pair {
 
 // Each selected variant's pair, built and checked before anything is printed: a bad --wg is one
 // line.
-static std::vector<Pair> build_pairs(Lab &lab, const cl::Program &program, std::size_t wg) {
+std::vector<Pair> build_pairs(Lab &lab, const cl::Program &program, std::size_t wg) {
     std::vector<Pair> pairs;
     for (const auto &v : lab.selected_variants()) {
         const std::vector<std::string> &names = lab.decl.find(v)->kernels;
@@ -96,6 +98,8 @@ struct Table {
         if (v.ok) v.detail += ", and the k sweep 1 to 32";
     }
 };
+
+}  // namespace
 
 static int run(Lab &lab) {
     const Params p = params(lab);
