@@ -41,6 +41,12 @@ JobFolders job_folders(const std::string &job_dir, const Settings &s) {
 
 void clear_folder(const std::string &dir) {
     std::error_code ec;
+    for (const auto &e : fs::directory_iterator(dir, ec))
+        if (e.path().filename() != "cache") fs::remove_all(e.path(), ec);
+}
+
+void empty_job(const std::string &dir) {
+    std::error_code ec;
     for (const auto &e : fs::directory_iterator(dir, ec)) fs::remove_all(e.path(), ec);
 }
 

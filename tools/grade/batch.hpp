@@ -32,8 +32,12 @@ struct JobFolders {
 };
 JobFolders job_folders(const std::string &job_dir, const Settings &s);
 
-// Empties a folder, keeping it.
+// Empties a job folder between the runs of one submission, keeping the folder and its cache
+// (POCL's kernels, the program texts and their IR judgements, each found by its whole content):
+// the submission's later processes build nothing its earlier ones built.
 void clear_folder(const std::string &dir);
+// Empties it whole, the cache too: nothing of one submission is left for the next.
+void empty_job(const std::string &dir);
 
 // One line of a batch: a lab and its own arguments (--kernels, --verdict and --timeout are
 // added); `variants`: also --variant with the recipe's graded variants.

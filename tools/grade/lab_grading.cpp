@@ -360,7 +360,7 @@ Result grade_one(const Recipe &recipe, const std::string &student, const std::st
                  const Settings &s, const volatile int *stop, const std::string &job_dir,
                  const Shared *shared, bool defer_stress) {
     const auto start = std::chrono::steady_clock::now();
-    struct Emptied {  // nothing of one submission is left for the next
+    struct Emptied {  // nothing of one lab is left for the next but the submission's cache
         std::string dir;
         ~Emptied() { clear_folder(dir); }
     } emptied{job_dir};
@@ -412,6 +412,11 @@ Recipe submission_recipe(const Recipe &recipe, const std::string &kernels_dir, c
 
 Result grade_lab(const Recipe &declared, const std::string &student, const std::string &kernels_dir,
                  const Settings &s, const volatile int *stop, const std::string &job_dir) {
+    struct Emptied {  // nothing of one submission is left for the next, its cache neither
+        std::string dir;
+        explicit Emptied(std::string d) : dir(std::move(d)) { empty_job(dir); }
+        ~Emptied() { empty_job(dir); }
+    } emptied{job_dir};
     const Recipe recipe = submission_recipe(declared, kernels_dir, s);
     return judge_other_profiles(grade_one(recipe, student, kernels_dir, s, stop, job_dir, nullptr),
                                 recipe, student, kernels_dir, s, stop, job_dir);

@@ -211,6 +211,11 @@ void stress_together(const std::vector<const Recipe *> &recipes, std::vector<Res
 std::vector<Result> grade_labs(const std::vector<const Recipe *> &declared, const std::string &student,
                                const std::string &kernels_dir, const Settings &s,
                                const volatile int *stop, const std::string &job_dir) {
+    struct Emptied {  // nothing of one submission is left for the next, its cache neither
+        std::string dir;
+        explicit Emptied(std::string d) : dir(std::move(d)) { empty_job(dir); }
+        ~Emptied() { empty_job(dir); }
+    } emptied{job_dir};
     // Each lab as this submission draws it: its counts and its drawn twin run.
     std::vector<Recipe> drawn;
     for (const Recipe *r : declared) drawn.push_back(submission_recipe(*r, kernels_dir, s));

@@ -27,12 +27,15 @@
 
 #include "ir_rules.hpp"
 #include "local_arrays.hpp"
+#include "text_cache.hpp"
 
 #ifndef SYNCLAB_CLANG
 #define SYNCLAB_CLANG "/usr/bin/clang-14"
 #endif
 
 namespace fs = std::filesystem;
+using synclab::text_cache::cached;
+using synclab::text_cache::keep;
 
 namespace synclab {
 
@@ -335,46 +338,6 @@ std::string folder_key(const std::string &path) {
     return key;
 }
 
-// The children of one grading share what they preprocessed (SYNCLAB_TEXT_CACHE, a folder of
-// their job): each entry holds its whole key, so only the same build finds it. A child could
-// write a false one, as it could write a false verdict: the cache trusts no more than that.
-std::string cache_file(const std::string &kind, const std::string &key) {
-    const char *dir = std::getenv(protocol::kTextCache);
-    if (!dir || !*dir) return "";
-    std::uint64_t h = 1469598103934665603ull;  // FNV-1a: a name, not a check
-    for (unsigned char c : key) h = (h ^ c) * 1099511628211ull;
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    return std::string(dir) + "/" + kind + "-" + std::to_string(h);
-}
-
-bool cached(const std::string &kind, const std::string &key, std::string &value) {
-    const std::string file = cache_file(kind, key);
-    if (file.empty()) return false;
-    std::ifstream in(file, std::ios::binary);
-    std::string size;
-    if (!in || !std::getline(in, size) || size.empty() || size.size() > 12 ||
-        size.find_first_not_of("0123456789") != std::string::npos)
-        return false;
-    std::string stored(std::stoull(size), '\0');
-    if (!in.read(&stored[0], static_cast<std::streamsize>(stored.size())) || stored != key) return false;
-    value.assign(std::istreambuf_iterator<char>(in), {});
-    return true;
-}
-
-void keep(const std::string &kind, const std::string &key, const std::string &value) {
-    const std::string file = cache_file(kind, key);
-    if (file.empty()) return;
-    const std::string part = file + "." + std::to_string(getpid());
-    {
-        std::ofstream out(part, std::ios::binary | std::ios::trunc);
-        out << key.size() << "\n" << key << value;
-        if (!out) return;
-    }
-    std::error_code ec;
-    fs::rename(part, file, ec);  // whole or not at all
-}
-
 }  // namespace
 
 std::string program_text(const std::string &path, const std::string &options, const Profile &profile,
@@ -394,7 +357,13 @@ std::string program_text(const std::string &path, const std::string &options, co
     if (!cached("text", key, text)) {
         const BuildOptions b = parse_options(options);
         text = preprocess(path, b, profile);
-        check_ir(text, b, display_path(path), local_limit);
+        // The same text under another profile or in another process is judged once.
+        const std::string judged = std::to_string(b.c_version) + '\0' + std::to_string(local_limit) + '\0' + text;
+        std::string none;
+        if (!cached("ir-ok", judged, none)) {
+            check_ir(text, b, display_path(path), local_limit);
+            keep("ir-ok", judged, "");
+        }
         keep("text", key, text);
     }
     std::lock_guard<std::mutex> lock(m);
