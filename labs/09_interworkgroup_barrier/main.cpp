@@ -10,7 +10,6 @@
 #include "methods.hpp"
 #include "synclab/lab.hpp"
 #include "synclab/program_text.hpp"  // active_profile: a graded run
-
 using namespace synclab;
 
 static Workload workload(const Lab &lab) {
