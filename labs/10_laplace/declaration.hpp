@@ -90,8 +90,9 @@ inline const synclab::Declaration kLab{
                  cxxopts::value<unsigned>())
                 ("grace", "persistent: discovery's polls with no newcomer before the poll closes",
                  cxxopts::value<unsigned>())
-                ("fuse", "temporal: sweeps a pass, 1 to 16, fewer than half the block's work-items "
-                         "(default 8 on a GPU, 4 on a CPU, 3 on Oclgrind)", cxxopts::value<unsigned>())
+                ("fuse", "temporal: sweeps a pass, 1 to 16, fewer than half the tile's work-items "
+                         "(default 16 on a GPU, cut to its local memory, 4 on a CPU, 3 on Oclgrind; "
+                         "the tile: --block, else 256x1 on a GPU)", cxxopts::value<unsigned>())
                 ("band", "temporal: rows a work-group walks down (default 256 on a GPU, 16 on a CPU)",
                  cxxopts::value<unsigned>());
         },

@@ -16,8 +16,10 @@ struct Settings {
     double tolerance = -1;  // < 0: no convergence check
     std::string dump;
     unsigned budget = 0, grace = 0;
-    // temporal: sweeps a pass (at most kFuseMax, fewer than half the block's work-items, at most
-    // --sweeps) and the rows a group walks down.
+    // temporal: its tile (--block, else 256x1 on a GPU and the block elsewhere), sweeps a pass (at
+    // most kFuseMax, fewer than half the tile's work-items, at most --sweeps) and the rows a group
+    // walks down.
+    Block tile;
     unsigned fuse = 0, band = 0;
 };
 
