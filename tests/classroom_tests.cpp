@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "grade_support.hpp"
+#include "synclab/protocol.hpp"
 
 namespace fs = std::filesystem;
 using namespace gradetest;
@@ -89,7 +90,7 @@ synclab::ProcessResult run_platform(const Platform &p, const fs::path &root, con
     env.emplace(p.root_env, root.string());
     env.emplace("SYNCLAB_BUILD", build_dir());
     env.emplace("SYNCLAB_GRADE_OPTIONS", options);
-    env.emplace("SYNCLAB_KERNELS", "");
+    env.emplace(synclab::protocol::kKernels, "");
     synclab::ProcessLimits limits;
     limits.timeout_s = 400;
     return synclab::run_process({test::source(p.entry)}, env, limits);
@@ -186,7 +187,7 @@ synclab::ProcessResult make_workflow(std::vector<std::string> args) {
     args.insert(args.begin(), {test::source("classroom/make_workflow.sh"), "--grader", test::lab(kGrader)});
     synclab::ProcessLimits limits;
     limits.timeout_s = 120;
-    return synclab::run_process(args, {{"SYNCLAB_KERNELS", ""}}, limits);
+    return synclab::run_process(args, {{synclab::protocol::kKernels, ""}}, limits);
 }
 
 }  // namespace
@@ -351,7 +352,7 @@ TEST_CASE("the Gradescope zip unpacked in a fake root grades with its grade-opti
     const std::map<std::string, std::string> env{{"AUTOGRADER_ROOT", root.path.string()},
                                                  {"SYNCLAB_BUILD", build_dir()},
                                                  {"SYNCLAB_GRADE_OPTIONS", ""},
-                                                 {"SYNCLAB_KERNELS", ""}};
+                                                 {synclab::protocol::kKernels, ""}};
     const auto r = synclab::run_process({root / "source/run_autograder"}, env, limits);
     CAPTURE(r.out);
     CHECK(r.exit_code == 0);
@@ -445,7 +446,7 @@ TEST_CASE("a grader killed half-way leaves valid platform results that say gradi
     const pid_t pid = spawn_logged({test::lab(kGrader), "--kernels", test::fixture("infinite_loop"),
                                     "--labs", "01", "--quick", "--timeout", "60", "--csv", dir / "g.csv",
                                     "--junit", dir / "junit", "--gradescope", gs, "--prairielearn", pl},
-                                   log, {{"SYNCLAB_KERNELS", ""}, {"TMPDIR", tmp}});
+                                   log, {{synclab::protocol::kKernels, ""}, {"TMPDIR", tmp}});
     // Killed while the lab runs (its endless kernel holds it there until --timeout 60).
     const bool running = test::wait_until([&] { return lab_running(tmp); }, 120, "the lab child runs");
     kill(pid, SIGKILL);
@@ -478,7 +479,7 @@ TEST_CASE("a time budget that runs out keeps every finished lab's points and nam
         const pid_t pid = spawn_logged({test::lab(kGrader), "--kernels", kernels.string(), "--labs", "01,02",
                                         "--quick", "-j", "2", "--timeout", "300", "--csv", dir / "g.csv",
                                         "--junit", dir / "junit", "--gradescope", gs, "--prairielearn", pl},
-                                       log, {{"SYNCLAB_KERNELS", ""}});
+                                       log, {{synclab::protocol::kKernels, ""}});
         if (stopped) {
             // The gradebook's row is written and synced as soon as lab 01 is graded.
             const std::string csv = dir / "g.csv";
@@ -669,7 +670,7 @@ TEST_CASE("GitHub Classroom: each lab's step, run as written, scores 3 of 10 for
         synclab::ProcessLimits limits;
         limits.timeout_s = 300;
         limits.cwd = dir.path.string();
-        const auto r = synclab::run_process({"/bin/sh", "-c", line}, {{"SYNCLAB_KERNELS", ""}}, limits);
+        const auto r = synclab::run_process({"/bin/sh", "-c", line}, {{synclab::protocol::kKernels, ""}}, limits);
         CAPTURE(r.out);
         const std::string id = command.substr(command.find("--labs ") + 7, 2);
         CHECK(r.exit_code == (right.count(id) ? 0 : 1));

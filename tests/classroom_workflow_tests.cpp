@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "grade_support.hpp"
+#include "synclab/protocol.hpp"
 
 namespace fs = std::filesystem;
 using namespace gradetest;
@@ -19,7 +20,7 @@ synclab::ProcessResult make_workflow(std::vector<std::string> args) {
     args.insert(args.begin(), {test::source("classroom/make_workflow.sh"), "--grader", test::lab(kGrader)});
     synclab::ProcessLimits limits;
     limits.timeout_s = 120;
-    return synclab::run_process(args, {{"SYNCLAB_KERNELS", ""}}, limits);
+    return synclab::run_process(args, {{synclab::protocol::kKernels, ""}}, limits);
 }
 
 // Each grading step's command, in order.

@@ -18,6 +18,7 @@
 #include "support.hpp"
 #include "synclab/oclgrind.hpp"
 #include "synclab/verdict.hpp"
+#include "synclab/protocol.hpp"
 
 namespace fs = std::filesystem;
 
@@ -52,7 +53,7 @@ Outcome run(const Tree &t, const grade::Recipe &lab, std::vector<std::string> ar
     synclab::ProcessLimits limits;
     limits.timeout_s = 300;
     std::map<std::string, std::string> e = env;
-    e["SYNCLAB_KERNELS"] = "";
+    e[synclab::protocol::kKernels] = "";
     e["TMPDIR"] = dir;
     Outcome o{synclab::run_process(argv, e, limits), synclab::parse_verdict(slurp(file))};
     fs::remove_all(dir);
@@ -77,7 +78,7 @@ synclab::Declaration drawn_at(const grade::Recipe &lab, bool high) {
 }
 
 // A usage error: exit 2, one line on stderr, the verdict says so.
-void check_one_line_error(const Outcome &o, const std::string &kind, const std::string &says) {
+void check_one_line_error(const Outcome &o, synclab::ResultKind kind, const std::string &says) {
     CAPTURE(o.process.err);
     CHECK(o.process.exited);
     CHECK(o.process.exit_code == 2);
@@ -109,7 +110,7 @@ void solutions_verify(const Tree &t, const grade::Recipe &lab) {
             CAPTURE(o.process.out);
             CAPTURE(o.process.err);
             CHECK(o.process.exit_code == 0);
-            CHECK(o.verdict.kind == "verified");
+            CHECK(o.verdict.kind == synclab::ResultKind::Verified);
         }
     }
 }
@@ -125,12 +126,12 @@ void starter_fails_its_todo(const Tree &t, const grade::Recipe &lab) {
         const Outcome o = run(t, lab, a, grade::dynamic_run_env(lab.declaration));  // as graded
         CAPTURE(o.process.out);
         CAPTURE(o.process.err);
-        if (o.verdict.kind == "unsupported") {  // this device cannot run it (sub-groups)
+        if (o.verdict.kind == synclab::ResultKind::Unsupported) {  // this device cannot run it (sub-groups)
             CHECK_FALSE(v.graded);
             continue;
         }
         CHECK(o.process.exit_code == (v.todo ? 1 : 0));
-        CHECK(o.verdict.kind == (v.todo ? "wrong" : "verified"));
+        CHECK(o.verdict.kind == (v.todo ? synclab::ResultKind::Wrong : synclab::ResultKind::Verified));
     }
 }
 
@@ -142,8 +143,8 @@ void usage_errors(const Tree &t, const grade::Recipe &lab) {
     CHECK(help.process.out.find(lab.declaration.description.substr(0, 20)) != std::string::npos);
 
     check_one_line_error(run(t, lab, {"--kernels", kernels(t, "solutions"), "--variant", "nope"}),
-                         "usage", "unknown --variant 'nope'");
-    check_one_line_error(run(t, lab, {"--kernels", t.source + "/no-such-folder"}), "usage",
+                         synclab::ResultKind::Usage, "unknown --variant 'nope'");
+    check_one_line_error(run(t, lab, {"--kernels", t.source + "/no-such-folder"}), synclab::ResultKind::Usage,
                          "no-such-folder");
 
     // A syntax error on a known line: one line naming file:line, the verdict names it too.
@@ -155,7 +156,7 @@ void usage_errors(const Tree &t, const grade::Recipe &lab) {
     std::ofstream(std::string(dir) + "/" + lab.kernel_file) << text << "this is not OpenCL C\n";
     const std::string where = lab.kernel_file + ":" + std::to_string(lines + 1);
     const Outcome broken = run(t, lab, {"--kernels", dir});
-    check_one_line_error(broken, "compile-error", where);
+    check_one_line_error(broken, synclab::ResultKind::CompileError, where);
     CHECK(broken.verdict.where.find(where) != std::string::npos);
     fs::remove_all(dir);
 }
@@ -213,7 +214,7 @@ void solutions_clean_on_oclgrind(const Tree &t, const grade::Recipe &lab) {
         CAPTURE(r.outcome.process.out);
         CAPTURE(r.outcome.process.err);
         CHECK(r.outcome.process.exit_code == 0);
-        CHECK(r.outcome.verdict.kind == "verified");
+        CHECK(r.outcome.verdict.kind == synclab::ResultKind::Verified);
         for (const auto &f : r.findings) FAIL_CHECK(f.friendly());
     }
 }
@@ -227,7 +228,7 @@ std::string kind_of(const RaceCheck &r) {
     int best = synclab::kOclgrindNotFailing;
     for (const auto &f : r.findings) best = std::min(best, synclab::oclgrind_priority(f.kind));
     if (best < synclab::kOclgrindNotFailing) return synclab::kOclgrindFailingKinds[best];
-    return r.outcome.verdict.kind == "wrong" ? "wrong-answer" : "pass";
+    return r.outcome.verdict.kind == synclab::ResultKind::Wrong ? "wrong-answer" : "pass";
 }
 
 }  // namespace
@@ -469,7 +470,7 @@ TEST_CASE("Makefile.lecture builds lab 01 with g++ alone, and a copy of lab 01 u
     if (test::have_oclgrind()) solutions_clean_on_oclgrind(t, lab);
 
     const std::map<std::string, std::string> env{{"SYNCLAB_SOURCE_DIR", root.string()},
-                                                 {"SYNCLAB_KERNELS", ""}};
+                                                 {synclab::protocol::kKernels, ""}};
     const auto list = synclab::run_process({(bin / "synclab-grade").string(), "--list-labs"}, env, limits);
     CAPTURE(list.err);
     CHECK(list.out.find("97  lab97_copy_reduce  97_copy_reduce.cl") != std::string::npos);

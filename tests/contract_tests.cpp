@@ -14,6 +14,7 @@
 #include "support.hpp"
 #include "synclab/declaration.hpp"
 #include "synclab/lab.hpp"
+#include "synclab/protocol.hpp"
 #include "synclab/verdict.hpp"
 
 // A declaration here names only the fields its test is about; a lab's must name them all, so the
@@ -94,10 +95,10 @@ TEST_CASE("a verdict file reads back: the first result stands, and garbage is no
     close(fd);
     REQUIRE(verdict::open(path));
     verdict::seed(77);
-    verdict::variant("sync", "wrong", "reduceWithSync: 1/5\ttrials\nwrong");
-    verdict::variant("nosync", "verified", "");
-    verdict::result(1, "timeout", "", "stopped after 3 s");
-    verdict::result(1, "wrong", "", "too late");  // a watchdog's timeout is not overwritten
+    verdict::variant("sync", VariantState::Wrong, "reduceWithSync: 1/5\ttrials\nwrong");
+    verdict::variant("nosync", VariantState::Verified, "");
+    verdict::result(1, ResultKind::Timeout, "", "stopped after 3 s");
+    verdict::result(1, ResultKind::Wrong, "", "too late");  // a watchdog's timeout is not overwritten
     std::ifstream in(path);
     std::stringstream text;
     text << in.rdbuf();
@@ -106,11 +107,11 @@ TEST_CASE("a verdict file reads back: the first result stands, and garbage is no
     CHECK(r.version == 1);
     CHECK(r.seed == "77");
     REQUIRE(r.variants.size() == 2);
-    CHECK(r.variants[0].state == "wrong");
+    CHECK(r.variants[0].state == VariantState::Wrong);
     CHECK(r.variants[0].detail == "reduceWithSync: 1/5 trials wrong");
     CHECK(r.finished);
     CHECK(r.exit_code == 1);
-    CHECK(r.kind == "timeout");
+    CHECK(r.kind == ResultKind::Timeout);
     CHECK(r.message == "stopped after 3 s");
     CHECK(parse_verdict("variant\tsync\twrong\tx\nresult\t0\tverified\t-\t\n").version == 0);
     CHECK_FALSE(parse_verdict("synclab-verdict\t1\nseed\t1\n").finished);  // cut short
@@ -123,12 +124,12 @@ TEST_CASE("Oclgrind's findings read back from the verdict, one record each, befo
     close(fd);
     REQUIRE(verdict::open(path));
     verdict::seed(5);
-    verdict::finding("sync", "data-race", "01_workgroup_reduce.cl:10",
+    verdict::finding("sync", FindingKind::DataRace, "01_workgroup_reduce.cl:10",
                      "data race in kernel reduceWithSync:\tline 10\nand 7 [32 reports]");
-    verdict::finding("-", "out-of-bounds", "", "out-of-bounds access in kernel k");
-    verdict::variant("sync", "wrong", "data race in kernel reduceWithSync");
-    verdict::result(1, "wrong", "", "");
-    verdict::finding("sync", "uninitialized", "x.cl:1", "after the result: not part of it");
+    verdict::finding("-", FindingKind::OutOfBounds, "", "out-of-bounds access in kernel k");
+    verdict::variant("sync", VariantState::Wrong, "data race in kernel reduceWithSync");
+    verdict::result(1, ResultKind::Wrong, "", "");
+    verdict::finding("sync", FindingKind::Uninitialized, "x.cl:1", "after the result: not part of it");
     std::ifstream in(path);
     std::stringstream text;
     text << in.rdbuf();
@@ -139,18 +140,28 @@ TEST_CASE("Oclgrind's findings read back from the verdict, one record each, befo
     const VerdictRecord r = parse_verdict(text.str());
     REQUIRE(r.findings.size() == 2);
     CHECK(r.findings[0].variant == "sync");
-    CHECK(r.findings[0].kind == "data-race");
+    CHECK(r.findings[0].kind == FindingKind::DataRace);
     CHECK(r.findings[0].where == "01_workgroup_reduce.cl:10");
     CHECK(r.findings[0].message == "data race in kernel reduceWithSync: line 10 and 7 [32 reports]");
     CHECK(r.findings[1].variant == "-");
     CHECK(r.findings[1].where.empty());  // "-" in the file
-    CHECK(r.findings[1].kind == "out-of-bounds");
+    CHECK(r.findings[1].kind == FindingKind::OutOfBounds);
     REQUIRE(r.variants.size() == 1);
     CHECK(r.exit_code == 1);
     // A record with a field too few is not a finding; one after the result is not read.
     CHECK(parse_verdict("synclab-verdict\t1\nfinding\tsync\tdata-race\tmsg\n").findings.empty());
     CHECK(parse_verdict("synclab-verdict\t1\nresult\t0\tverified\t-\t\n"
                         "finding\ts\tdata-race\t-\tm\n").findings.empty());
+}
+
+TEST_CASE("a batch line that fails skips its lab's next lines, and the next lab's lines go on") {
+    using synclab::protocol::next_line;
+    const std::vector<synclab::protocol::Args> lines{{"01_a", "x"}, {"01_a", "y"}, {"02_b", "z"}, {"01_a", "w"}};
+    CHECK(next_line(lines, 0, false) == 1);
+    CHECK(next_line(lines, 0, true) == 2);
+    CHECK(next_line(lines, 1, true) == 2);
+    CHECK(next_line(lines, 2, true) == 3);  // a later line of a lab that failed runs again
+    CHECK(next_line(lines, 3, true) == 4);  // none left
 }
 
 TEST_CASE("the CSV table writes cells by column name, in the header's order") {
@@ -213,7 +224,7 @@ TEST_CASE("a work-group larger than the device allows is 'unsupported', not a us
     std::stringstream text;
     text << in.rdbuf();
     const auto v = parse_verdict(text.str());
-    CHECK(v.kind == "unsupported");
+    CHECK(v.kind == ResultKind::Unsupported);
     CHECK(contains(v.message, "above this device's maximum of"));
     const auto odd = test::run_lab("lab01_workgroup_reduce", {"--kernels", test::source("solutions"),
                                                               "--wg", "3000", "--verdict", dir / "w"});
@@ -221,7 +232,7 @@ TEST_CASE("a work-group larger than the device allows is 'unsupported', not a us
     std::ifstream in2(dir / "w");
     std::stringstream text2;
     text2 << in2.rdbuf();
-    CHECK(parse_verdict(text2.str()).kind == "usage");
+    CHECK(parse_verdict(text2.str()).kind == ResultKind::Usage);
     // A lab's own device check says the same, and only once its other options are right.
     auto kind_of = [&](const std::vector<std::string> &args) {
         std::vector<std::string> all{"--kernels", test::source("solutions"), "--verdict", dir / "x"};
@@ -233,8 +244,8 @@ TEST_CASE("a work-group larger than the device allows is 'unsupported', not a us
         t << f.rdbuf();
         return parse_verdict(t.str()).kind;
     };
-    CHECK(kind_of({"--wg", "8192"}) == "unsupported");
-    CHECK(kind_of({"--wg", "8192", "--steps", "0"}) == "usage");
+    CHECK(kind_of({"--wg", "8192"}) == ResultKind::Unsupported);
+    CHECK(kind_of({"--wg", "8192", "--steps", "0"}) == ResultKind::Usage);
 }
 
 TEST_CASE("a batch runs its lines in one process, each with its own verdict, until one fails") {
@@ -256,9 +267,9 @@ TEST_CASE("a batch runs its lines in one process, each with its own verdict, unt
     CAPTURE(r.out);
     CAPTURE(r.err);
     CHECK(r.exit_code == 1);  // the failing line's own exit code
-    CHECK(verdict_of(1).kind == "verified");
-    CHECK(verdict_of(2).kind == "verified");
-    CHECK(verdict_of(3).kind == "wrong");
+    CHECK(verdict_of(1).kind == ResultKind::Verified);
+    CHECK(verdict_of(2).kind == ResultKind::Verified);
+    CHECK(verdict_of(3).kind == ResultKind::Wrong);
     CHECK(verdict_of(3).exit_code == 1);
     CHECK_FALSE(fs::exists(dir / "v4"));  // the first failure ends the batch
     CHECK(contains(r.out, "== run 3 of 4: lab01_workgroup_reduce --kernels"));
@@ -267,8 +278,8 @@ TEST_CASE("a batch runs its lines in one process, each with its own verdict, unt
     std::ofstream(dir / "bad") << line("solutions", 5, "64") << line("solutions", 6, "3000000");
     const auto bad = test::run_batch("lab01_workgroup_reduce", dir / "bad");
     CHECK(bad.exit_code == 2);
-    CHECK(verdict_of(5).kind == "verified");
-    CHECK(verdict_of(6).kind == "usage");
+    CHECK(verdict_of(5).kind == ResultKind::Verified);
+    CHECK(verdict_of(6).kind == ResultKind::Usage);
 
     // Only the grader's runner runs batches (synclab/protocol.hpp): a lab takes one run's options.
     test::check_usage_error("lab01_workgroup_reduce", {"--batch", dir / "batch"}, "batch");
@@ -283,8 +294,8 @@ TEST_CASE("a batch runs its lines in one process, each with its own verdict, unt
         const auto og = test::run_batch("lab01_workgroup_reduce", dir / "og");
         CAPTURE(og.err);
         CHECK(og.exit_code == 0);
-        CHECK(verdict_of(7).kind == "verified");
-        CHECK(verdict_of(8).kind == "verified");
+        CHECK(verdict_of(7).kind == ResultKind::Verified);
+        CHECK(verdict_of(8).kind == ResultKind::Verified);
         CHECK(verdict_of(8).findings.empty());
     }
 }
@@ -306,21 +317,21 @@ TEST_CASE("a lab run loads only the drivers its device needs, and a later line t
     const auto same = test::run_batch("lab01_workgroup_reduce", dir / "same");
     CAPTURE(same.err);
     CHECK(same.exit_code == 0);
-    CHECK(kind_of(1) == "verified");
-    CHECK(kind_of(2) == "verified");
+    CHECK(kind_of(1) == ResultKind::Verified);
+    CHECK(kind_of(2) == ResultKind::Verified);
     if (!test::have_oclgrind()) return;
     // POCL's run loaded no Oclgrind, and the loader reads its drivers once: refused in one line.
     std::ofstream(dir / "mixed") << line(3, "") << line(4, "oclgrind");
     const auto mixed = test::run_batch("lab01_workgroup_reduce", dir / "mixed");
     CHECK(mixed.exit_code == 2);
-    CHECK(kind_of(3) == "verified");
-    CHECK(kind_of(4) == "usage");
+    CHECK(kind_of(3) == ResultKind::Verified);
+    CHECK(kind_of(4) == ResultKind::Usage);
     CHECK(contains(mixed.err, "loaded its OpenCL drivers without Oclgrind for its first run"));
     CHECK(contains(mixed.err, "run --device 'oclgrind' in a process of its own"));
     // Its twin: Oclgrind first, alone in its process, runs; and a lab lists every driver still.
     std::ofstream(dir / "og") << line(5, "oclgrind");
     CHECK(test::run_batch("lab01_workgroup_reduce", dir / "og").exit_code == 0);
-    CHECK(kind_of(5) == "verified");
+    CHECK(kind_of(5) == ResultKind::Verified);
     const auto listed = test::run_lab("lab01_workgroup_reduce", {"--list-devices"});
     CHECK(contains(listed.out, "Oclgrind"));
     CHECK(contains(listed.out, "Portable Computing Language"));

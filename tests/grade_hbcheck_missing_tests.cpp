@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "grade_support.hpp"
+#include "synclab/protocol.hpp"
 
 namespace fs = std::filesystem;
 using namespace gradetest;
@@ -67,7 +68,7 @@ TEST_CASE("without hbcheck a fence bug is never a pass: the grading is refused, 
     }
 
     // hbcheck missing: refused, in one line naming the labs and the fix, before any row.
-    const auto refused = grade_class(dir, cls, "refused.csv", {{"SYNCLAB_HBCHECK", nowhere}});
+    const auto refused = grade_class(dir, cls, "refused.csv", {{synclab::protocol::kHbcheck, nowhere}});
     CAPTURE(refused.err);
     CHECK(refused.exit_code == 2);
     CHECK(test::line_count(refused.err) == 1);
@@ -77,7 +78,7 @@ TEST_CASE("without hbcheck a fence bug is never a pass: the grading is refused, 
     // Its twin: a lab whose groups never meet grades as usual without hbcheck.
     const auto lab01 = run_grader({"--kernels", test::source("solutions"), "--labs", "01", "--no-sandbox",
                                    "--csv", dir / "lab01.csv", "--junit", dir / "junit"},
-                                  300, {{"SYNCLAB_HBCHECK", nowhere}});
+                                  300, {{synclab::protocol::kHbcheck, nowhere}});
     CAPTURE(lab01.out);
     CHECK(lab01.exit_code == 0);
 
@@ -86,7 +87,7 @@ TEST_CASE("without hbcheck a fence bug is never a pass: the grading is refused, 
     for (const auto &[plugin, option] : {std::pair{nowhere, "--no-hbcheck"}, std::pair{not_a_plugin, ""}}) {
         CAPTURE(plugin);
         const std::string csv = std::string(option).empty() ? "broken.csv" : "chosen.csv";
-        const auto r = grade_class(dir, cls, csv, {{"SYNCLAB_HBCHECK", plugin}},
+        const auto r = grade_class(dir, cls, csv, {{synclab::protocol::kHbcheck, plugin}},
                                    std::string(option).empty() ? std::vector<std::string>{}
                                                                : std::vector<std::string>{option});
         CAPTURE(r.out);

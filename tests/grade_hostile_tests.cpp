@@ -11,6 +11,7 @@
 #include "grade/report.hpp"
 #include "grade/sandbox.hpp"
 #include "grade_support.hpp"
+#include "synclab/protocol.hpp"
 
 using namespace gradetest;
 
@@ -370,7 +371,7 @@ TEST_CASE("a lab stops at once when its grader is gone, however it was started")
     const std::string lab = "'" + test::lab("lab01_workgroup_reduce") + "' --kernels '" +
                             (dir.path / "hangs").string() + "' --variant sync --timeout 120";
     const pid_t pid = spawn_logged({"/usr/bin/script", "-qec", lab, "/dev/null"}, dir / "log",
-                                   {{"SYNCLAB_PARENT_FD", "3"}}, alive[0]);
+                                   {{synclab::protocol::kParentFd, "3"}}, alive[0]);
     close(alive[0]);
     test::wait_until([&] { return contains(read_file(dir / "log"), ", kernel reduceWithSync"); }, 100,
                      "the endless kernel runs");
@@ -387,7 +388,7 @@ TEST_CASE("a lab stops at once when its grader is gone, however it was started")
     REQUIRE(file >= 0);
     const pid_t plain = spawn_logged({test::lab("lab01_workgroup_reduce"), "--kernels",
                                       test::source("solutions"), "--wg", "64"},
-                                     dir / "log2", {{"SYNCLAB_PARENT_FD", "3"}}, file);
+                                     dir / "log2", {{synclab::protocol::kParentFd, "3"}}, file);
     close(file);
     waitpid(plain, &status, 0);
     CHECK(WIFEXITED(status));

@@ -8,6 +8,7 @@
 
 #include "grade/sandbox.hpp"
 #include "grade_support.hpp"
+#include "synclab/protocol.hpp"
 
 using namespace gradetest;
 
@@ -139,7 +140,7 @@ TEST_CASE("a lab built in the sandbox cannot include a file only root may read b
                       "--variant", "sync", "--device", "pocl"},
                      work.string(), readable),
             {{"TMPDIR", (work / "tmp").string()}, {"HOME", (work / "tmp").string()},
-             {"POCL_CACHE_DIR", (work / "tmp").string()}, {"SYNCLAB_KERNELS", ""},
+             {"POCL_CACHE_DIR", (work / "tmp").string()}, {synclab::protocol::kKernels, ""},
              {"OCL_ICD_VENDORS", ""}},
             limits);
     };

@@ -10,6 +10,7 @@
 
 #include "grade/report.hpp"
 #include "grade_support.hpp"
+#include "synclab/protocol.hpp"
 
 namespace fs = std::filesystem;
 using namespace gradetest;
@@ -55,7 +56,7 @@ TEST_CASE("three shards graded at once merge into the gradebook one run writes, 
                                      dir / ("shard-" + std::to_string(i) + ".csv"), std::string("--junit"),
                                      dir / "junit"})
             args.push_back(a);
-        pids.push_back(spawn_logged(args, dir / ("shard-" + std::to_string(i) + ".log"), {{"SYNCLAB_KERNELS", ""}}));
+        pids.push_back(spawn_logged(args, dir / ("shard-" + std::to_string(i) + ".log"), {{synclab::protocol::kKernels, ""}}));
     }
     for (int i = 0; i < 3; ++i) {
         CAPTURE(read_file(dir / ("shard-" + std::to_string(i + 1) + ".log")));

@@ -17,6 +17,7 @@
 
 #include "grade/report.hpp"
 #include "support.hpp"
+#include "synclab/protocol.hpp"
 
 extern char **environ;
 
@@ -53,7 +54,7 @@ inline synclab::ProcessResult run_grader(const std::vector<std::string> &args, d
     synclab::ProcessLimits limits;
     limits.timeout_s = timeout_s;
     limits.cwd = cwd;
-    env.emplace("SYNCLAB_KERNELS", "");
+    env.emplace(synclab::protocol::kKernels, "");
     return synclab::run_process(argv, env, limits);
 }
 

@@ -25,6 +25,7 @@
 
 #include "grade_support.hpp"
 #include "synclab/verdict.hpp"
+#include "synclab/protocol.hpp"
 // grade_lab() itself, to watch its stop flag at work without a signal in this process.
 #include "grade/grade.hpp"
 
@@ -635,7 +636,7 @@ TEST_CASE("synclab-labs runs each lab from its own module, all on its one copy o
         std::ofstream(dir / "batch") << batch;
         synclab::ProcessLimits limits;
         limits.timeout_s = 120;
-        return synclab::run_process({runner, "--batch", dir / "batch"}, {{"SYNCLAB_KERNELS", ""}}, limits);
+        return synclab::run_process({runner, "--batch", dir / "batch"}, {{synclab::protocol::kKernels, ""}}, limits);
     };
     // Every lab describes itself through the runner exactly as its executable does: the modules
     // keep their own declarations (GCC's one-per-process inline variables once gave lab 02
@@ -675,8 +676,8 @@ TEST_CASE("synclab-labs runs each lab from its own module, all on its one copy o
     CAPTURE(both.out);
     CAPTURE(both.err);
     CHECK(both.exit_code == 0);
-    CHECK(synclab::parse_verdict(read_file(dir / "v1")).kind == "verified");
-    CHECK(synclab::parse_verdict(read_file(dir / "v2")).kind == "verified");
+    CHECK(synclab::parse_verdict(read_file(dir / "v1")).kind == synclab::ResultKind::Verified);
+    CHECK(synclab::parse_verdict(read_file(dir / "v2")).kind == synclab::ResultKind::Verified);
 
     // A line that fails leaves out its lab's other lines; the next lab goes on, and the runner
     // exits as its last line did.
@@ -690,7 +691,7 @@ TEST_CASE("synclab-labs runs each lab from its own module, all on its one copy o
     CHECK(on.exit_code == 0);
     CHECK(synclab::parse_verdict(read_file(dir / "w1")).exit_code == 2);
     CHECK_FALSE(fs::exists(dir / "w2"));
-    CHECK(synclab::parse_verdict(read_file(dir / "w3")).kind == "verified");
+    CHECK(synclab::parse_verdict(read_file(dir / "w3")).kind == synclab::ResultKind::Verified);
 
     // Oclgrind's report cap counts every run of a process; each run's own lies past the earlier
     // runs' count, across labs (the modules share the runner's scaffolding): after a run that
@@ -707,10 +708,10 @@ TEST_CASE("synclab-labs runs each lab from its own module, all on its one copy o
         CHECK(contains(og.out, "Oclgrind stopped reporting after 10000 errors"));
         const auto racy = synclab::parse_verdict(read_file(dir / "o2"));
         REQUIRE_FALSE(racy.findings.empty());
-        CHECK(racy.findings.front().kind == "data-race");
+        CHECK(racy.findings.front().kind == synclab::FindingKind::DataRace);
         CHECK_FALSE(contains(og.out.substr(og.out.find("lab01_workgroup_reduce")), "stopped reporting"));
         const auto clean = synclab::parse_verdict(read_file(dir / "o3"));
-        CHECK(clean.kind == "verified");
+        CHECK(clean.kind == synclab::ResultKind::Verified);
         CHECK(clean.findings.empty());
     }
 
@@ -873,7 +874,7 @@ std::string grader_on_a_terminal(const std::vector<std::string> &args, int &exit
     const pid_t pid = forkpty(&master, nullptr, nullptr, nullptr);
     REQUIRE(pid >= 0);
     if (pid == 0) {
-        unsetenv("SYNCLAB_KERNELS");
+        unsetenv(synclab::protocol::kKernels);
         execv(cargv[0], cargv.data());
         _exit(127);
     }
@@ -942,7 +943,7 @@ TEST_CASE("by default the grader runs as many labs at once as it has CPUs: its a
                                       dir / ("g" + cpus + ".csv"), "--junit", dir / ("j" + cpus)};
         synclab::ProcessLimits limits;
         limits.timeout_s = 300;
-        const auto r = synclab::run_process(argv, {{"SYNCLAB_KERNELS", ""}}, limits);
+        const auto r = synclab::run_process(argv, {{synclab::protocol::kKernels, ""}}, limits);
         CAPTURE(r.out);
         CAPTURE(r.err);
         CHECK(r.exit_code == 0);

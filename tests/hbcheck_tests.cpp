@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "support.hpp"
+#include "synclab/protocol.hpp"
 
 namespace fs = std::filesystem;
 
@@ -305,7 +306,7 @@ synclab::ProcessResult run_scheduled(const std::string &oclgrind_kernel, const s
     limits.cwd = cases_dir() + "/schedule";
     std::map<std::string, std::string> env{{"OCLGRIND_PLUGINS", kPlugin},
                                            {"OCLGRIND_NUM_THREADS", std::to_string(threads)},
-                                           {"SYNCLAB_SCHEDULE", seed}};
+                                           {synclab::protocol::kSchedule, seed}};
     for (const char *name : {"OCLGRIND_LOG", "OCLGRIND_QUICK", "OCLGRIND_MAX_ERRORS",
                              "OCLGRIND_DATA_RACES", "OCLGRIND_INTERACTIVE"})
         env.emplace(name, "");

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "support.hpp"
+#include "synclab/protocol.hpp"
 
 namespace fs = std::filesystem;
 using test::run_lab;
@@ -48,22 +49,22 @@ TEST_CASE("--variant nosync alone: its wrong answer is the exit code") {
 }
 
 TEST_CASE("the starter's unfinished reduceWithSync fails (found beside the executable)") {
-    const auto r = run_lab(kLab, {"--variant", "sync", "--trials", "3"}, {{"SYNCLAB_KERNELS", ""}});
+    const auto r = run_lab(kLab, {"--variant", "sync", "--trials", "3"}, {{synclab::protocol::kKernels, ""}});
     CAPTURE(r.out);
     CHECK(r.exit_code == 1);
     CHECK(r.out.find("WRONG") != std::string::npos);
 }
 
 TEST_CASE("SYNCLAB_KERNELS and SYNCLAB_DEVICE choose like --kernels and --device") {
-    auto r = run_lab(kLab, {"--variant", "sync"}, {{"SYNCLAB_KERNELS", test::source("solutions")}});
+    auto r = run_lab(kLab, {"--variant", "sync"}, {{synclab::protocol::kKernels, test::source("solutions")}});
     CHECK(r.exit_code == 0);
     const auto first = synclab::all_devices().front();
     r = run_lab(kLab, {"--kernels", test::source("solutions"), "--variant", "sync"},
-                {{"SYNCLAB_DEVICE", first.spec()}});
+                {{synclab::protocol::kDevice, first.spec()}});
     CHECK(r.exit_code == 0);
     CHECK(r.out.find(first.name) != std::string::npos);
     check_usage_error({"--variant", "sync"}, "no device matches 'nothing-here'",
-                      {{"SYNCLAB_DEVICE", "nothing-here"}});
+                      {{synclab::protocol::kDevice, "nothing-here"}});
 }
 
 TEST_CASE("--groups 0 fills the device with two groups per compute unit") {
@@ -315,7 +316,7 @@ TEST_CASE("a build folder copied elsewhere finds the kernels/ beside it") {
     fs::copy_file(test::source("solutions/01_workgroup_reduce.cl"),
                   root / "kernels" / "01_workgroup_reduce.cl");
     const auto r = synclab::run_process({(root / "build" / "bin" / kLab).string(), "--variant", "sync"},
-                                        {{"SYNCLAB_KERNELS", ""}});
+                                        {{synclab::protocol::kKernels, ""}});
     CHECK(r.exit_code == 0);
     fs::remove_all(root);
 }

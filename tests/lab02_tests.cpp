@@ -10,6 +10,7 @@
 #include "support.hpp"
 #include "synclab/kernels.hpp"
 #include "synclab/partials.hpp"
+#include "synclab/protocol.hpp"
 
 namespace fs = std::filesystem;
 using test::run_lab;
@@ -47,7 +48,7 @@ TEST_CASE("lab02 solution verifies every partial and the total at awkward n on e
 
 TEST_CASE("lab02 starter dotPartials fails with exit 1 and the solution passes") {
     // The starter is found beside the executable, as a student runs it.
-    auto r = run_lab(kLab02, {"-n", "1000"}, {{"SYNCLAB_KERNELS", ""}});
+    auto r = run_lab(kLab02, {"-n", "1000"}, {{synclab::protocol::kKernels, ""}});
     CAPTURE(r.out);
     CHECK(r.exit_code == 1);
     CHECK(r.out.find("4/4 partial sums WRONG") != std::string::npos);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "support.hpp"
+#include "synclab/protocol.hpp"
 
 namespace fs = std::filesystem;
 using test::run_lab;
@@ -56,7 +57,7 @@ TEST_CASE("lab03 makes ceil of log base wg of n launches and is right at awkward
 
 TEST_CASE("lab03 starter reducePartials fails with exit 1 and the solution passes") {
     const std::vector<std::string> args{"-n", "1000003", "--wg", "64"};
-    auto r = run_lab(kLab03, args, {{"SYNCLAB_KERNELS", ""}});  // the starter, beside the lab
+    auto r = run_lab(kLab03, args, {{synclab::protocol::kKernels, ""}});  // the starter, beside the lab
     CAPTURE(r.out);
     CHECK(r.exit_code == 1);
     CHECK(r.out.find("result nan") != std::string::npos);

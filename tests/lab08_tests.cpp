@@ -18,6 +18,7 @@
 #include "synclab/bandwidth.hpp"
 #include "synclab/measure.hpp"
 #include "synclab/reference.hpp"
+#include "synclab/protocol.hpp"
 
 namespace fs = std::filesystem;
 using namespace synclab;
@@ -319,7 +320,7 @@ TEST_CASE("lab08 solution: every rung verified for awkward n on every device") {
 TEST_CASE("lab08 starter: v1 to v3 verified and the TODO rungs reported not written with exit 1") {
     for (const auto &d : test::dynamic_devices()) {
         const auto r = test::run_lab(kLab, {"--device", d.spec(), "-n", "5000", "--trials", "1"},
-                                     {{"SYNCLAB_KERNELS", ""}});
+                                     {{synclab::protocol::kKernels, ""}});
         CAPTURE(d.name);
         CAPTURE(r.out);
         CHECK(r.exit_code == 1);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "support.hpp"
+#include "synclab/protocol.hpp"
 
 namespace fs = std::filesystem;
 using test::run_lab;
@@ -297,7 +298,7 @@ TEST_CASE("lab09 hbcheck finds a flag set by a plain store, without hbcheck the 
     // there are dropped), and a line that says the fences were not checked.
     std::vector<std::string> all{"--device", "oclgrind"};
     all.insert(all.end(), args.begin(), args.end());
-    const auto off = run_lab(kLab, all, {{"SYNCLAB_HBCHECK", "off"}});
+    const auto off = run_lab(kLab, all, {{synclab::protocol::kHbcheck, "off"}});
     CAPTURE(off.out);
     CHECK(off.exit_code == 0);
     CHECK(off.out.find("fences between work-groups not checked") != std::string::npos);
@@ -307,7 +308,7 @@ TEST_CASE("lab09 hbcheck finds a flag set by a plain store, without hbcheck the 
                               ("synclab-not-a-plugin-" + std::to_string(getpid()) + ".so"))
                                  .string();
     std::ofstream(fake) << "not a shared library\n";
-    const auto broken = run_lab(kLab, all, {{"SYNCLAB_HBCHECK", fake}});
+    const auto broken = run_lab(kLab, all, {{synclab::protocol::kHbcheck, fake}});
     std::filesystem::remove(fake);
     CAPTURE(broken.out);
     CHECK(broken.out.find("did not run: Oclgrind could not load it") != std::string::npos);

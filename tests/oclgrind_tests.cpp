@@ -86,11 +86,11 @@ TEST_CASE("on Oclgrind a racy kernel that computes right fails with a finding, t
     CAPTURE(r.process.out);
     CAPTURE(r.process.err);
     CHECK(r.process.exit_code == 1);
-    CHECK(r.verdict.kind == "wrong");
+    CHECK(r.verdict.kind == synclab::ResultKind::Wrong);
     REQUIRE_FALSE(r.verdict.findings.empty());
     const auto &f = r.verdict.findings.front();  // the race first, before its uninitialised reads
     CHECK(f.variant == "sync");
-    CHECK(f.kind == "data-race");
+    CHECK(f.kind == synclab::FindingKind::DataRace);
     const int read = test::line_of(folder + "/01_workgroup_reduce.cl",
                                    "scratch[id] += scratch[id + stride];");
     CHECK(f.where.find("01_workgroup_reduce.cl:" + std::to_string(read)) != std::string::npos);
@@ -103,7 +103,7 @@ TEST_CASE("on Oclgrind a racy kernel that computes right fails with a finding, t
     CHECK(f.where.find(test::source("")) == std::string::npos);
     const auto *sync = variant(r.verdict, "sync");
     REQUIRE(sync);
-    CHECK(sync->state == "wrong");
+    CHECK(sync->state == synclab::VariantState::Wrong);
     CHECK(sync->detail.find("data race in kernel reduceWithSync") == 0);
     CHECK(r.process.out.find("Oclgrind: sync WRONG: data race in kernel reduceWithSync") !=
           std::string::npos);
@@ -112,7 +112,7 @@ TEST_CASE("on Oclgrind a racy kernel that computes right fails with a finding, t
                                 "--variant", "sync", "--wg", "64"});
     CAPTURE(r.process.out);
     CHECK(r.process.exit_code == 0);
-    CHECK(r.verdict.kind == "verified");
+    CHECK(r.verdict.kind == synclab::ResultKind::Verified);
     CHECK(r.verdict.findings.empty());
     CHECK(r.process.out.find("Oclgrind: no data race") != std::string::npos);
 }
@@ -127,8 +127,8 @@ TEST_CASE("with several variants in one run each finding fails only the variant 
     for (const auto &f : r.verdict.findings) CHECK(f.variant == "nosync");
     REQUIRE(variant(r.verdict, "nosync"));
     REQUIRE(variant(r.verdict, "sync"));
-    CHECK(variant(r.verdict, "nosync")->state == "wrong");
-    CHECK(variant(r.verdict, "sync")->state == "verified");
+    CHECK(variant(r.verdict, "nosync")->state == synclab::VariantState::Wrong);
+    CHECK(variant(r.verdict, "sync")->state == synclab::VariantState::Verified);
     // The demonstration asked for alone fails the run.
     r = run_with_verdict(kLab, {"--device", "oclgrind", "--kernels", test::source("solutions"),
                                 "--variant", "nosync", "--wg", "64"});
@@ -143,7 +143,7 @@ TEST_CASE("with several variants in one run each finding fails only the variant 
     REQUIRE_FALSE(r.verdict.findings.empty());
     for (const auto &f : r.verdict.findings) CHECK(f.variant == "lockstep");
     REQUIRE(variant(r.verdict, "barrier"));
-    CHECK(variant(r.verdict, "barrier")->state == "verified");
+    CHECK(variant(r.verdict, "barrier")->state == synclab::VariantState::Verified);
 }
 
 TEST_CASE("a variant Oclgrind stopped reporting before is not called clean") {
@@ -155,7 +155,7 @@ TEST_CASE("a variant Oclgrind stopped reporting before is not called clean") {
     CAPTURE(r.process.out);
     CHECK(r.process.exit_code == 1);
     REQUIRE(variant(r.verdict, "sync"));
-    CHECK(variant(r.verdict, "sync")->state == "wrong");
+    CHECK(variant(r.verdict, "sync")->state == synclab::VariantState::Wrong);
     CHECK(variant(r.verdict, "sync")->detail.find("run --variant sync alone") != std::string::npos);
     CHECK(r.process.out.find("Oclgrind stopped reporting after 3 errors") != std::string::npos);
     // Alone, it is checked and clean.
@@ -210,7 +210,7 @@ TEST_CASE("an early return before a barrier is named at the return, wherever the
         CHECK(r.process.exit_code == 1);
         REQUIRE_FALSE(r.verdict.findings.empty());
         const auto &f = r.verdict.findings[0];
-        CHECK(f.kind == "barrier-divergence");
+        CHECK(f.kind == synclab::FindingKind::BarrierDivergence);
         // Outside the working folder the file is named alone, never by an absolute path.
         const std::string name = cwd == root ? "k/01_workgroup_reduce.cl" : "01_workgroup_reduce.cl";
         CHECK(f.where == name + ":9");
@@ -230,7 +230,7 @@ TEST_CASE("the lab turns Oclgrind's checks on itself, and the caller's own setti
     CAPTURE(r.process.out);
     CHECK(r.process.exit_code == 1);
     REQUIRE_FALSE(r.verdict.findings.empty());
-    CHECK(r.verdict.findings[0].kind == "data-race");
+    CHECK(r.verdict.findings[0].kind == synclab::FindingKind::DataRace);
     CHECK(r.verdict.findings[0].message.find("let one of them write it, e.g. if (id == 0)") !=
           std::string::npos);
     r = run_with_verdict(kLab, args, {{"OCLGRIND_UNIFORM_WRITES", "0"}});
@@ -253,7 +253,7 @@ TEST_CASE("--oclgrind-off turns off the checks it names for that run, and refuse
         CAPTURE(r.process.out);
         CHECK(r.process.exit_code == 1);  // a wrong answer either way
         std::set<std::string> k;
-        for (const auto &f : r.verdict.findings) k.insert(f.kind);
+        for (const auto &f : r.verdict.findings) k.insert(synclab::wire_name(f.kind));
         return k;
     };
     CHECK(kinds({}).count("uninitialized") == 1);
@@ -275,7 +275,7 @@ TEST_CASE("a log the caller names with OCLGRIND_LOG is read and kept, a FIFO the
                               {{"OCLGRIND_LOG", log}});
     CHECK(r.process.exit_code == 1);
     REQUIRE_FALSE(r.verdict.findings.empty());
-    CHECK(r.verdict.findings[0].kind == "barrier-divergence");
+    CHECK(r.verdict.findings[0].kind == synclab::FindingKind::BarrierDivergence);
     CHECK(slurp(log).find("Work-group divergence detected") != std::string::npos);
     const std::string fifo = std::string(dir) + "/fifo";
     REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
@@ -413,8 +413,8 @@ std::vector<std::string> told(const std::string &lab, const std::string &kernels
     REQUIRE(r.process.exit_code != 2);
     std::vector<std::string> out;
     for (const auto &f : r.verdict.findings) {
-        MESSAGE(f.kind << ": " << f.message);
-        if (f.kind == kind && f.message.find("in kernel " + kernel + ":") != std::string::npos)
+        MESSAGE(synclab::wire_name(f.kind) << ": " << f.message);
+        if (synclab::wire_name(f.kind) == kind && f.message.find("in kernel " + kernel + ":") != std::string::npos)
             out.push_back(f.message);
     }
     if (out.empty()) CHECK(r.verdict.findings.empty());  // nothing of another kind either
@@ -597,7 +597,8 @@ TEST_CASE("a scheduled race check gives the same verdict pinned to one core as o
         REQUIRE_FALSE(r.process.timed_out);
         std::string findings;
         for (const auto &f : r.verdict.findings)
-            if (f.kind != "not-checked") findings += f.kind + ": " + f.message + "\n";
+            if (f.kind != synclab::FindingKind::NotChecked)
+                findings += synclab::wire_name(f.kind) + (": " + f.message + "\n");
         return std::make_pair(r.process.exit_code, findings);
     };
     const auto on_one = run(bug, true), on_all = run(bug, false);

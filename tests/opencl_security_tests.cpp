@@ -15,6 +15,7 @@
 #include "support.hpp"
 #include "synclab/errors.hpp"
 #include "synclab/kernels.hpp"
+#include "synclab/protocol.hpp"
 
 namespace fs = std::filesystem;
 
@@ -180,7 +181,7 @@ TEST_CASE("a --device name that matches several devices is one line listing each
                             "--device 'opencl' matches " + std::to_string(devs.size()) + " devices: [" +
                                 devs.front().spec());
     test::check_usage_error("lab01_workgroup_reduce", {"--variant", "sync"}, "use --device P:D",
-                            {{"SYNCLAB_DEVICE", "opencl"}});
+                            {{synclab::protocol::kDevice, "opencl"}});
 }
 
 }  // TEST_SUITE

@@ -22,6 +22,7 @@
 #include "synclab/kernels.hpp"
 #include "synclab/lab.hpp"
 #include "synclab/reference.hpp"
+#include "synclab/protocol.hpp"
 
 using namespace synclab;
 
@@ -110,15 +111,15 @@ TEST_CASE("power-of-two check") {
 
 TEST_CASE("kernel folders: --kernels alone then the environment then beside the executable") {
     CHECK(kernel_search_path("/x") == std::vector<std::string>{"/x"});
-    unsetenv("SYNCLAB_KERNELS");
+    unsetenv(synclab::protocol::kKernels);
     const auto path = kernel_search_path("");
     REQUIRE(path.size() >= 2);
     CHECK(path.front().find("kernels") != std::string::npos);
     CHECK(std::find(path.begin(), path.end(), test::source("kernels")) != path.end());
-    setenv("SYNCLAB_KERNELS", "/from/env", 1);
+    setenv(synclab::protocol::kKernels, "/from/env", 1);
     CHECK(kernel_search_path("") == std::vector<std::string>{"/from/env"});
     CHECK(kernel_search_path("/x") == std::vector<std::string>{"/x"});
-    unsetenv("SYNCLAB_KERNELS");
+    unsetenv(synclab::protocol::kKernels);
 }
 
 TEST_CASE("a missing kernel file names every path tried and the fix") {

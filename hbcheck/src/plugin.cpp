@@ -27,6 +27,7 @@
 #include "hbcheck/model.hpp"
 #include "hbcheck/schedule.hpp"
 #include "ir.hpp"
+#include "synclab/environment.hpp"
 
 using namespace oclgrind;
 
@@ -257,7 +258,7 @@ private:
     // The scheduler (schedule.hpp): on where SYNCLAB_SCHEDULE names a seed; each launch of the
     // process gets its own seed from it, in launch order.
     void begin_schedule(const Size3 &n) {
-        const char *env = std::getenv("SYNCLAB_SCHEDULE");
+        const char *env = std::getenv(synclab::env::kSchedule);
         const std::uint64_t seed = env ? std::strtoull(env, nullptr, 10) : 0;
         if (!seed) return schedule_.begin(0, 0, 0);
         seed_ = seed;

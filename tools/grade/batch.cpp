@@ -5,7 +5,6 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <set>
 
 #include "grade.hpp"
 #include "judge.hpp"  // join, seconds_text
@@ -27,7 +26,7 @@ JobFolders job_folders(const std::string &job_dir, const Settings &s) {
     fs::create_directories(j.tmp, ec);
     fs::create_directories(j.cache, ec);
     j.env = {{"TMPDIR", j.tmp}, {"HOME", j.tmp}, {"POCL_CACHE_DIR", j.cache},
-             {"XDG_CACHE_HOME", j.cache}, {"SYNCLAB_KERNELS", ""}, {"OCLGRIND_LOG", ""},
+             {"XDG_CACHE_HOME", j.cache}, {protocol::kKernels, ""}, {"OCLGRIND_LOG", ""},
              {"OCL_ICD_VENDORS", s.icd_vendors}, {protocol::kProfile, s.profile},
              {protocol::kTextCache, (fs::path(j.cache) / "synclab-texts").string()}};
     // The labs, the runner and its modules, and the user's own OpenCL vendor folder when there is one.
@@ -90,7 +89,7 @@ BatchResult run_batch(const Settings &s, const JobFolders &job, const std::vecto
     std::vector<std::string> verdicts;
     std::error_code ec;
     for (std::size_t i = 0; i < n; ++i) {
-        verdicts.push_back((fs::path(job.job) / ("verdict-" + std::to_string(i + 1) + ".tsv")).string());
+        verdicts.push_back((fs::path(job.job) / protocol::verdict_file(i)).string());
         fs::remove(verdicts.back(), ec);  // only this process's verdicts count
         const protocol::Args args = lab_args(s, job, lines[i], verdicts.back());
         b.runs[i].argv = {(fs::path(s.bin_dir) / lines[i].recipe->executable).string()};
@@ -98,7 +97,7 @@ BatchResult run_batch(const Settings &s, const JobFolders &job, const std::vecto
         batch.push_back({lines[i].recipe->declaration.dir});
         batch.back().insert(batch.back().end(), args.begin(), args.end());
     }
-    const std::string batch_file = (fs::path(job.job) / "batch.tsv").string();
+    const std::string batch_file = (fs::path(job.job) / protocol::kBatchFile).string();
     std::ofstream(batch_file, std::ios::binary | std::ios::trunc) << protocol::batch_text(batch);
 
     synclab::ProcessLimits limits;
@@ -132,14 +131,8 @@ BatchResult run_batch(const Settings &s, const JobFolders &job, const std::vecto
     // The line the runner was on: past the last one that began when that one finished and the
     // runner had a line left (it ends a lab's lines at one that did not exit 0).
     if (b.ran[b.end] && b.runs[b.end].verdict.finished) {
-        std::set<std::string> failed;
-        for (std::size_t i = 0; i <= b.end; ++i)
-            if (b.ran[i] && b.runs[i].verdict.exit_code != 0) failed.insert(lines[i].recipe->declaration.dir);
-        for (std::size_t i = b.end + 1; i < n; ++i)
-            if (!failed.count(lines[i].recipe->declaration.dir)) {
-                b.end = i;
-                break;
-            }
+        const std::size_t next = protocol::next_line(batch, b.end, b.runs[b.end].verdict.exit_code != 0);
+        if (next < n) b.end = next;
     }
     b.ran[b.end] = true;  // none began: the process's end is the first line's
     for (std::size_t i = 0; i < n; ++i) {

@@ -5,9 +5,9 @@
 #include <csignal>
 #include <cstring>
 #include <filesystem>
+#include <iterator>
 #include <sstream>
 
-#include "synclab/oclgrind.hpp"
 #include "synclab/protocol.hpp"
 #include "synclab/stress.hpp"
 
@@ -86,10 +86,34 @@ static std::string hang_reason(double timeout_s, const std::string &kernel) {
            " (an endless loop, or a barrier that not every work-item reaches?)";
 }
 
-// Whether a child's verdict says all was verified, and it exited 0 as it says.
-bool ran_right(const Run &run) {
-    return run.verdict.finished && run.verdict.exit_code == 0 && run.process.exited &&
-           run.process.exit_code == 0;
+namespace {
+using synclab::FindingKind;
+using synclab::ResultKind;
+// The wire's kinds and the rows': indexed by the wire's enums, in their order.
+constexpr Kind kResultKinds[] = {Kind::None,  Kind::WrongAnswer, Kind::CompileError, Kind::Refused,
+                                 Kind::Error, Kind::Error,       Kind::Crash,        Kind::Timeout,
+                                 Kind::Error, Kind::Error};
+constexpr Kind kFindingKinds[] = {Kind::DataRace,   Kind::MemoryModel,   Kind::Deadlock,
+                                  Kind::BarrierDivergence, Kind::OutOfBounds, Kind::Uninitialized,
+                                  Kind::Error,      Kind::Error};
+static_assert(std::size(kResultKinds) == static_cast<std::size_t>(ResultKind::Unknown) + 1);
+static_assert(std::size(kFindingKinds) == static_cast<std::size_t>(FindingKind::Unknown) + 1);
+}  // namespace
+
+Kind kind_of(ResultKind k) { return kResultKinds[static_cast<std::size_t>(k)]; }
+Kind kind_of(FindingKind k) { return kFindingKinds[static_cast<std::size_t>(k)]; }
+
+bool as_verdict_says(const Run &run) {
+    return run.verdict.finished && run.process.exited && run.process.exit_code == run.verdict.exit_code;
+}
+
+bool ran_right(const Run &run) { return as_verdict_says(run) && run.verdict.exit_code == 0; }
+
+bool counts_when_shared(const Run &run) {
+    const ResultKind k = run.verdict.kind;
+    return ran_right(run) || (as_verdict_says(run) && (k == ResultKind::Verified || k == ResultKind::Wrong ||
+                                                       k == ResultKind::CompileError ||
+                                                       k == ResultKind::Unsupported));
 }
 
 // What went wrong in a child run, as (kind, one-line reason); kind "" when it passed. The lab's
@@ -115,24 +139,23 @@ std::pair<Kind, std::string> classify(const Run &run, const std::string &kernels
         return {Kind::Error, "the lab's verdict (exit " + std::to_string(v.exit_code) +
                              ") disagrees with its " + p.describe()};
     const std::string message = clip(relative(v.message, kernels_dir), kWhole);
-    if (v.kind == "verified") return {Kind::None, ""};
-    if (v.kind == "timeout") return {Kind::Timeout, hang_reason(timeout_s, v.where)};  // its watchdog
-    if (v.kind == "crash") return {Kind::Crash, "crashed on the device: " + message};
-    if (v.kind == "refused")
-        return {Kind::Refused, (v.where.empty() ? "" : relative(v.where, kernels_dir) + ": ") + message};
-    if (v.kind == "compile-error")
-        return {Kind::CompileError, "does not compile: " +
-                                     (v.where.empty() ? "" : relative(v.where, kernels_dir) + ": ") +
-                                     message};
-    if (v.kind == "wrong") {
+    const std::string where = v.where.empty() ? "" : relative(v.where, kernels_dir) + ": ";
+    const Kind kind = kind_of(v.kind);
+    switch (kind) {
+    case Kind::None: return {Kind::None, ""};
+    case Kind::Timeout: return {kind, hang_reason(timeout_s, v.where)};  // its watchdog
+    case Kind::Crash: return {kind, "crashed on the device: " + message};
+    case Kind::Refused: return {kind, where + message};
+    case Kind::CompileError: return {kind, "does not compile: " + where + message};
+    case Kind::WrongAnswer: {
         std::vector<std::string> wrong;
         for (const auto &var : v.variants)
-            if (var.state == "wrong" && wrong.size() < 3)
+            if (var.state == synclab::VariantState::Wrong && wrong.size() < 3)
                 wrong.push_back(clip(var.variant + " WRONG (" + var.detail + ")"));
-        return {Kind::WrongAnswer,
-                "wrong answer: " + (wrong.empty() ? "the lab says so" : join(wrong, "; "))};
+        return {kind, "wrong answer: " + (wrong.empty() ? "the lab says so" : join(wrong, "; "))};
     }
-    return {Kind::Error, message.empty() ? "the lab stopped with " + p.describe() : message};
+    default: return {Kind::Error, message.empty() ? "the lab stopped with " + p.describe() : message};
+    }
 }
 
 void note_run(Result &r, const Run &run, const std::string &title) {
@@ -153,7 +176,7 @@ std::pair<Kind, std::string> race_findings(const synclab::VerdictRecord &v,
     std::vector<synclab::FindingRecord> found;
     for (const auto &f : v.findings)
         if (std::find(variants.begin(), variants.end(), f.variant) != variants.end() &&
-            synclab::oclgrind_priority(f.kind) < synclab::kOclgrindNotFailing)
+            synclab::fails(f.kind))
             found.push_back(f);
     if (found.empty()) return {Kind::None, ""};
     // In the lab's order (synclab::order_findings: the cause first), so that the row tells what
@@ -168,9 +191,7 @@ std::pair<Kind, std::string> race_findings(const synclab::VerdictRecord &v,
         lines.resize(3);
         lines.push_back("and " + std::to_string(more) + " more");
     }
-    Kind kind = Kind::Error;  // a failing kind without a name of its own: the grading cannot judge it
-    kind_named(found.front().kind, kind);
-    return {kind, join(lines, "; ")};
+    return {kind_of(found.front().kind), join(lines, "; ")};
 }
 
 std::string signal_name(int sig) {

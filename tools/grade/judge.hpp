@@ -22,8 +22,22 @@ constexpr std::size_t kWhole = 4000;
 std::string tail(const std::string &text, std::size_t max_lines);  // the last lines, indented
 std::string seconds_text(double s);
 
+// The one table from the wire's kinds (synclab/verdict.hpp) to a row's Kind: a run's result
+// (Verified: Kind::None; a kind without a row's kind of its own: Kind::Error), and a failing
+// finding's (one that fails no lab: Kind::Error, the grading cannot judge it).
+Kind kind_of(synclab::ResultKind k);
+Kind kind_of(synclab::FindingKind k);
+
+// Whether a child wrote its result and its process ended as that result says (its exit code).
+bool as_verdict_says(const Run &run);
 // Whether a child's verdict says all was verified, and it exited 0 as it says.
 bool ran_right(const Run &run);
+// Whether a line's run is its lab's own outcome in a process that ran other labs' lines before
+// it: it ended as its verdict says, and with what the lab's own inputs and source decide (right,
+// a wrong answer, a build error, a run this device cannot make). A crash, hang or error may be
+// what an earlier line left in the process (a kernel writing out of bounds on a CPU device
+// writes into the process): such a run counts only as the first line of a process.
+bool counts_when_shared(const Run &run);
 
 // What went wrong in a child run, as (kind, one-line reason); Kind::None when it passed.
 std::pair<Kind, std::string> classify(const Run &run, const std::string &kernels_dir, double timeout_s);

@@ -114,7 +114,7 @@ void LabGrading::note_skips(const Run &run_result) {
         if (std::find(recipe_.variants.begin(), recipe_.variants.end(), v.variant) ==
             recipe_.variants.end())
             continue;
-        if (v.state == "skipped") unchecked_.emplace(v.variant, v.detail);
+        if (v.state == synclab::VariantState::Skipped) unchecked_.emplace(v.variant, v.detail);
         else checked_.insert(v.variant);
     }
 }
@@ -132,8 +132,7 @@ std::size_t LabGrading::judge_runs(const std::vector<Run> &done, std::size_t fro
         const Run &run_result = done[j];
         note_run(r_, run_result, "run");
         const auto &v = run_result.verdict;
-        if (v.finished && v.kind == "unsupported" && run_result.process.exited &&
-            run_result.process.exit_code == v.exit_code) {
+        if (as_verdict_says(run_result) && v.kind == synclab::ResultKind::Unsupported) {
             not_run_.push_back(join(sets[i]) + on_device + " (" +
                                clip(relative(v.message, copy_), 160) + ")");
             next = i + 1;
@@ -144,7 +143,7 @@ std::size_t LabGrading::judge_runs(const std::vector<Run> &done, std::size_t fro
         std::tie(kind_, reason_) = classify(run_result, copy_, s_.timeout_s);
         if (kind_ == Kind::None) continue;
         for (const auto &var : v.variants)
-            if (var.state == "wrong" &&
+            if (var.state == synclab::VariantState::Wrong &&
                 std::find(recipe_.variants.begin(), recipe_.variants.end(), var.variant) !=
                     recipe_.variants.end())
                 failed_.push_back(var.variant);
@@ -297,7 +296,7 @@ std::pair<Kind, std::string> LabGrading::judge_race_run(const Run &og, const std
         }
     }
     for (const auto &f : og.verdict.findings) {
-        if (f.kind != "not-checked") continue;
+        if (f.kind != synclab::FindingKind::NotChecked) continue;
         // Variant "-": hbcheck did not run in the race check (not built, not loadable), so no
         // fence between work-groups was judged. A fence bug would pass here and fail where
         // hbcheck runs: never a pass.

@@ -1,8 +1,8 @@
 // synclab-labs: for synclab-grade alone. It runs the lines of a --batch file in this one process,
 // in order; each line names a lab and gives that lab's arguments:
 //     01_workgroup_reduce<TAB>--kernels<TAB>DIR<TAB>...
-// A line that does not exit 0 ends its lab's lines, as a lab's own --batch does; the next lab's
-// lines go on. It exits as the last line it ran did.
+// A line that does not exit 0 ends its lab's lines (protocol::next_line); the next lab's lines
+// go on. It exits as the last line it ran did.
 // Each lab is a module in modules/ beside this program (modules/lab01_workgroup_reduce.so,
 // labs/CMakeLists.txt).
 // The scaffolding the modules call is this program's own (it exports it), so every lab of a
@@ -54,10 +54,8 @@ int run(const std::string &batch) {
     if (ec || here.empty()) return usage("cannot find its own folder (/proc/self/exe): mount /proc");
     std::map<std::string, Entry> loaded;
     int rc = 0;
-    std::string failed;  // the lab whose line did not exit 0: its other lines are left out
-    for (std::size_t i = 0; i < lines.size(); ++i) {
+    for (std::size_t i = 0; i < lines.size(); i = synclab::protocol::next_line(lines, i, rc != 0)) {
         const std::string &lab = lines[i][0];
-        if (lab == failed) continue;
         std::string shown = " lab" + lab;
         for (std::size_t a = 1; a < lines[i].size(); ++a) shown += " " + lines[i][a];
         Entry &entry = loaded[lab];
@@ -82,7 +80,6 @@ int run(const std::string &batch) {
         rc = entry(static_cast<int>(args.size() - 1), args.data());
         std::fflush(stdout);
         std::fflush(stderr);
-        failed = rc != 0 ? lab : "";
     }
     return rc;
 }

@@ -13,6 +13,7 @@
 #include "synclab/device.hpp"
 #include "synclab/errors.hpp"
 #include "synclab/oclgrind.hpp"  // hbcheck_plugin
+#include "synclab/protocol.hpp"
 
 namespace fs = std::filesystem;
 using synclab::UsageError;
@@ -114,14 +115,14 @@ void check_hbcheck(const Settings &s, const Options &o, const std::vector<const 
         if (r->declaration.oclgrind_groups) meet += (n++ ? "," : "") + r->id;
     if (!n) return;
     meet = (n == 1 ? "lab " : "labs ") + meet;
-    const char *given = std::getenv("SYNCLAB_HBCHECK");
-    const std::string why = given ? "SYNCLAB_HBCHECK=" + std::string(given) + " names no plugin file"
+    const char *given = std::getenv(synclab::protocol::kHbcheck);
+    const std::string why = given ? synclab::protocol::kHbcheck + ("=" + std::string(given)) + " names no plugin file"
                                   : "it was not built";
     if (!o.no_hbcheck)
         throw UsageError(meet + (n == 1 ? " needs" : " need") + " hbcheck, the fence check between work-groups, and " +
                          why + ": a fence bug there would pass; build it (install liboclgrind-dev and "
                          "llvm-14-dev, then cmake and build again" +
-                         (given ? ", or unset SYNCLAB_HBCHECK" : "") + "), leave those labs out "
+                         (given ? ", or unset " + std::string(synclab::protocol::kHbcheck) : "") + "), leave those labs out "
                          "(--labs), or give --no-hbcheck to fail them as not checked");
     std::cout << "note: hbcheck is missing (" << why << "): " << meet << (n == 1 ? " fails" : " fail")
               << " as not checked (--no-hbcheck)\n";

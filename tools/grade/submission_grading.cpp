@@ -49,19 +49,10 @@ std::size_t settle_shared(const std::vector<const Recipe *> &recipes,
                 ended_here = ended_here || (i == end_line && !out[i].verdict.finished);
             }
         if (mine.runs.empty()) return k;  // the process ended before it
-        const Run &last = mine.runs.back();
-        const bool clean = !ended_here && last.verdict.exit_code == 0 && last.process.exited &&
-                           last.process.exit_code == 0;
-        // The first lab's runs are its own, as if it had run alone; so is a later lab's wrong
-        // answer, build error or run this device cannot make (its own inputs and source said
-        // so). A later lab's crash, hang or error may be what an earlier lab left in the process
-        // (a kernel writing out of bounds on a CPU device writes into the process): it is run
-        // again as the first of the next process, and only that counts.
-        const std::string &kind = last.verdict.kind;
-        const bool own = clean || k == 0 ||
-                         (!ended_here && last.process.exit_code == last.verdict.exit_code &&
-                          (kind == "wrong" || kind == "compile-error" || kind == "unsupported"));
-        if (!own) {
+        // The first lab's runs are its own, as if it had run alone; a later lab's only where they
+        // count from a shared process (counts_when_shared); else it is run again as the first of
+        // the next process, and only that counts.
+        if (k != 0 && (ended_here || !counts_when_shared(mine.runs.back()))) {
             for (std::size_t j = 0; j < lab_of.size(); ++j)
                 if (lab_of[j] == k && ran[j]) seeds[part[k]].push_back(out[j].verdict.seed);
             return k;
@@ -180,11 +171,7 @@ void stress_together(const std::vector<const Recipe *> &recipes, std::vector<Res
         std::size_t next = at + b.end + 1;
         for (std::size_t k = 0; k <= b.end; ++k) {
             const Run &st = b.runs[k];
-            const std::string &kind = st.verdict.kind;
-            const bool own = k == 0 || (st.verdict.finished && st.process.exited &&
-                                        st.process.exit_code == st.verdict.exit_code &&
-                                        (kind == "verified" || kind == "wrong" || kind == "compile-error"));
-            if (!own) {  // again, first in a new process
+            if (k != 0 && !counts_when_shared(st)) {  // again, first in a new process
                 next = at + k;
                 break;
             }
@@ -284,7 +271,7 @@ std::set<std::string> runner_labs(const std::vector<Recipe> &labs, const Setting
     if (labs.empty() || access(runner.c_str(), X_OK) != 0) return out;
     std::vector<synclab::protocol::Args> lines;
     for (const auto &l : labs) lines.push_back({l.declaration.dir, "--describe"});
-    const std::string batch = (fs::path(folder) / "describe.tsv").string();
+    const std::string batch = (fs::path(folder) / synclab::protocol::kDescribeFile).string();
     std::ofstream(batch, std::ios::binary | std::ios::trunc) << synclab::protocol::batch_text(lines);
     synclab::ProcessLimits limits;
     limits.timeout_s = 60;

@@ -117,7 +117,7 @@ void Lab::banner(const std::string &what) const {
 }
 
 void Lab::skipped(const std::string &variant, const std::string &why) const {
-    verdict::variant(variant, "skipped", why);
+    verdict::variant(variant, VariantState::Skipped, why);
 }
 
 void Lab::groups_met(const std::string &variant, std::size_t took_part) const {
@@ -125,7 +125,7 @@ void Lab::groups_met(const std::string &variant, std::size_t took_part) const {
     const std::string why = "fences between work-groups not checked in " + variant + ": " +
                             std::to_string(took_part) + " group took part on Oclgrind (the others "
                             "were not running yet): run the race check again";
-    verdict::finding(variant, "not-checked", "", why);
+    verdict::finding(variant, FindingKind::NotChecked, "", why);
     std::printf("Oclgrind: %s\n", why.c_str());
 }
 
@@ -140,12 +140,12 @@ int Lab::exit_code(const std::vector<Verdict> &given) {
     for (const auto &v : verdicts) {
         if (!v.ok && is_optional(v.variant)) {  // ungraded: the run's code is the graded ones'
             const bool done = unwritten_todo(v.variant).empty();
-            verdict::variant(v.variant, done ? "wrong" : "skipped",
+            verdict::variant(v.variant, done ? VariantState::Wrong : VariantState::Skipped,
                              done ? v.detail : result_text(v.variant, false, v.detail));
             if (alone) rc = kWrong;
             continue;
         }
-        verdict::variant(v.variant, v.ok ? "verified" : "wrong", v.detail);
+        verdict::variant(v.variant, v.ok ? VariantState::Verified : VariantState::Wrong, v.detail);
         if (!v.ok && (alone || !is_demonstration(v.variant))) rc = kWrong;
     }
     return rc;
@@ -177,7 +177,7 @@ int Lab::finish(int rc) {
     const auto found = new_oclgrind_findings();
     for (const auto &f : found) {
         const std::string message = f.message();
-        verdict::finding("-", f.kind, f.where(), message);
+        verdict::finding("-", finding_kind(f.kind), f.where(), message);
         std::printf("Oclgrind: WRONG: %s\n", message.c_str());
     }
     if (!found.empty()) {
@@ -202,7 +202,7 @@ int Lab::finish(int rc) {
                     judged ? ", unordered access between work-groups (hbcheck)" : "");
     if (!unchecked.empty()) {
         const std::string why = "fences between work-groups not checked: " + unchecked;
-        verdict::finding("-", "not-checked", "", why);  // not a failing kind: the grader says it
+        verdict::finding("-", FindingKind::NotChecked, "", why);  // not a failing kind: the grader says it
         std::printf("Oclgrind: %s\n", why.c_str());
     }
     if (readable && oclgrind_findings_ && !std::getenv("OCLGRIND_LOG"))

@@ -115,7 +115,7 @@ void Lab::attribute_oclgrind_findings(std::vector<Verdict> &verdicts) {
         for (std::size_t k = 0; k < mine.size(); ++k) {
             const std::string message = mine[k]->message();
             if (k < kFindingsRecorded)
-                verdict::finding(v.variant, mine[k]->kind, mine[k]->where(), message);
+                verdict::finding(v.variant, finding_kind(mine[k]->kind), mine[k]->where(), message);
             std::printf("Oclgrind: %s %s: %s\n", v.variant.c_str(), k ? "also" : "WRONG",
                         message.c_str());
         }

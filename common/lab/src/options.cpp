@@ -6,6 +6,7 @@
 #include <random>
 #include <sstream>
 
+#include "synclab/environment.hpp"
 #include "synclab/errors.hpp"
 #include "synclab/verdict.hpp"
 
@@ -16,10 +17,10 @@ cxxopts::Options make_parser(const std::string &program, const std::string &desc
     cxxopts::Options p(program, description);
     p.add_options()
         ("device", "device: P:D indices or a name substring (pocl, nvidia, oclgrind); "
-                   "env SYNCLAB_DEVICE", cxxopts::value<std::string>()->default_value(""))
+                   "env " + std::string(env::kDevice), cxxopts::value<std::string>()->default_value(""))
         ("list-devices", "list every OpenCL platform and device, then exit")
-        ("kernels", "folder holding the .cl files; env SYNCLAB_KERNELS (default: the project's "
-                    "kernels/)", cxxopts::value<std::string>()->default_value(""))
+        ("kernels", "folder holding the .cl files; env " + std::string(env::kKernels) +
+                    " (default: the project's kernels/)", cxxopts::value<std::string>()->default_value(""))
         ("n,size", "problem size (0: the lab's default)",
          cxxopts::value<std::size_t>()->default_value("0"))
         ("wg", "work-group size (0: the lab's default)",

@@ -79,7 +79,7 @@ const Profile *active_profile() {
     if (const Profile *p = find_profile(name)) return p;
     std::string names;
     for (const auto &p : profiles()) names += (names.empty() ? "" : ", ") + p.name;
-    throw UsageError(std::string("SYNCLAB_PROFILE=") + name + " names no profile: use one of " + names);
+    throw UsageError(protocol::kProfile + ("=" + std::string(name)) + " names no profile: use one of " + names);
 }
 
 namespace {

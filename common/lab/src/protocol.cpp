@@ -60,6 +60,16 @@ std::vector<Args> read_batch(const std::string &path) {
     return lines;
 }
 
+std::size_t next_line(const std::vector<Args> &lines, std::size_t i, bool failed) {
+    std::size_t next = i + 1;
+    while (failed && next < lines.size() && !lines[next].empty() && !lines[i].empty() &&
+           lines[next][0] == lines[i][0])
+        ++next;
+    return next;
+}
+
+std::string verdict_file(std::size_t line) { return "verdict-" + std::to_string(line + 1) + ".tsv"; }
+
 void mark_run(std::size_t i, std::size_t n, const std::string &shown, double at_s) {
     std::fflush(stdout);
     std::fflush(stderr);

@@ -238,7 +238,7 @@ private:
         dprintf(err, "%s: %s\n", program.c_str(), message);
         const int code = build.empty() ? kWrong : kUsage;
         // where: the file being built, or the kernel running
-        verdict::result(code, build.empty() ? "timeout" : "compile-error", build.empty() ? kernel : build,
+        verdict::result(code, build.empty() ? ResultKind::Timeout : ResultKind::CompileError, build.empty() ? kernel : build,
                         message);
         _exit(code);
     }
@@ -255,7 +255,7 @@ private:
 
 int guarded_main(const char *program, const std::function<int()> &body) {
     // Every way out: one line on stderr, the exit code, and the same as a verdict record.
-    auto fail = [&](int rc, const char *kind, const std::string &message,
+    auto fail = [&](int rc, ResultKind kind, const std::string &message,
                     const std::string &where = "") {
         std::cerr << program << ": " << message << "\n";
         std::string first = message.substr(0, message.find('\n'));
@@ -264,41 +264,41 @@ int guarded_main(const char *program, const std::function<int()> &body) {
     };
     try {
         const int rc = body();
-        verdict::result(rc, rc == kOk ? "verified" : rc == kWrong ? "wrong" : "usage", "", "");
+        verdict::result(rc, rc == kOk ? ResultKind::Verified : rc == kWrong ? ResultKind::Wrong : ResultKind::Usage, "", "");
         return rc;
     } catch (const RefusedSource &e) {
         std::cerr << program << ": " << e.what() << "\n";
-        verdict::result(kUsage, "refused", e.where, e.first_error);
+        verdict::result(kUsage, ResultKind::Refused, e.where, e.first_error);
         return kUsage;
     } catch (const BuildError &e) {
         std::cerr << program << ": " << e.what() << "\n";
-        verdict::result(kUsage, "compile-error", e.where,
+        verdict::result(kUsage, ResultKind::CompileError, e.where,
                         e.first_error.empty() ? "the kernel file does not build" : e.first_error);
         return kUsage;
     } catch (const Unsupported &e) {
-        return fail(kUsage, "unsupported", e.what());
+        return fail(kUsage, ResultKind::Unsupported, e.what());
     } catch (const UsageError &e) {
-        return fail(kUsage, "usage", e.what());
+        return fail(kUsage, ResultKind::Usage, e.what());
     } catch (const cl::Error &e) {
         if (kernel_failed(e)) {
             // A driver may tell a launch above a kernel's report only at the next wait.
             const std::string limit = noted_kernel_limit();
-            return fail(kWrong, "crash",
+            return fail(kWrong, ResultKind::Crash,
                         std::string(e.what() ? e.what() : "OpenCL call") + " failed: " +
                             cl_error_name(e.err()) +
                             ": a kernel failed on the device, most often by reading or writing "
                             "out of bounds: run it with --device oclgrind to see where" +
                             (limit.empty() ? "" : " (or a work-group too large: " + limit + ")"));
         }
-        return fail(kUsage, "error", describe(e));
+        return fail(kUsage, ResultKind::Error, describe(e));
     } catch (const cxxopts::exceptions::exception &e) {
-        return fail(kUsage, "usage", std::string(e.what()) + " (see --help)");
+        return fail(kUsage, ResultKind::Usage, std::string(e.what()) + " (see --help)");
     } catch (const std::bad_alloc &) {
-        return fail(kUsage, "error", "out of host memory: try a smaller -n");
+        return fail(kUsage, ResultKind::Error, "out of host memory: try a smaller -n");
     } catch (const std::exception &e) {
-        return fail(kUsage, "error", e.what());
+        return fail(kUsage, ResultKind::Error, e.what());
     } catch (...) {
-        return fail(kUsage, "error", "unknown error");
+        return fail(kUsage, ResultKind::Error, "unknown error");
     }
 }
 
@@ -442,7 +442,7 @@ int run_once(int argc, char **argv, const Declaration &decl, const std::function
         // hbcheck's scheduler (hbcheck/include/hbcheck/schedule.hpp) reads its seed at each launch
         // on Oclgrind; only labs whose groups wait for one another load it with several workers.
         if (decl.oclgrind_groups)
-            setenv("SYNCLAB_SCHEDULE", std::to_string(opt.schedule).c_str(), 1);
+            setenv(env::kSchedule, std::to_string(opt.schedule).c_str(), 1);
         // POCL reads its threads at the process's first OpenCL call (listing the devices is one),
         // and keeps them to its end.
         // A process runs stress lines (--stress, --warm-up too) or other lines, not both: every

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "synclab/environment.hpp"
 #include "synclab/errors.hpp"
 
 namespace fs = std::filesystem;
@@ -262,7 +263,7 @@ void list_devices(std::ostream &os) {
 DeviceInfo select_device(const std::string &spec_in) {
     std::string spec = spec_in;
     if (spec.empty()) {
-        const char *env = std::getenv("SYNCLAB_DEVICE");
+        const char *env = std::getenv(env::kDevice);
         if (env) spec = env;
     }
     const auto devs = devices_of(on_demand ? drivers_for(spec) : Drivers::All,
@@ -362,8 +363,8 @@ Env::Env(const DeviceInfo &d, const std::vector<std::string> &oclgrind_off, bool
             const std::string plugin = hbcheck_plugin();
             const char *others = std::getenv("OCLGRIND_PLUGINS");
             if (plugin.empty()) {
-                hbcheck_missing = std::getenv("SYNCLAB_HBCHECK")
-                    ? "SYNCLAB_HBCHECK=" + std::string(std::getenv("SYNCLAB_HBCHECK")) +
+                hbcheck_missing = std::getenv(env::kHbcheck)
+                    ? env::kHbcheck + ("=" + std::string(std::getenv(env::kHbcheck))) +
                           " names no plugin file: unset it to use the built one"
                     : "hbcheck, the fence check, was not built: install the Debian packages "
                       "liboclgrind-dev and llvm-14-dev and build again";

@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "synclab/device.hpp"
+#include "synclab/environment.hpp"
 #include "synclab/errors.hpp"
 
 namespace fs = std::filesystem;
@@ -26,7 +27,7 @@ namespace synclab {
 std::vector<std::string> kernel_search_path(const std::string &dir) {
     if (!dir.empty()) return {dir};  // asked for explicitly: nothing else is tried
     std::vector<std::string> out;
-    if (const char *env = std::getenv("SYNCLAB_KERNELS"); env && *env) return {env};
+    if (const char *env = std::getenv(env::kKernels); env && *env) return {env};
     // build/bin/labNN -> build/kernels, then <source>/kernels: a build folder copied beside
     // the source tree (or to another machine) still finds it.
     std::error_code ec;
@@ -78,7 +79,7 @@ std::string find_kernel_file(const std::string &file, const std::string &dir) {
         tried += (tried.empty() ? "" : ", ") + p;
     }
     throw UsageError("kernel file " + file + " not found (tried " + tried +
-                     "): give the folder with --kernels DIR or SYNCLAB_KERNELS");
+                     "): give the folder with --kernels DIR or " + std::string(env::kKernels));
 }
 
 std::string display_path(const std::string &path) {

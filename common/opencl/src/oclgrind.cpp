@@ -1,4 +1,5 @@
 #include "synclab/oclgrind.hpp"
+#include "synclab/environment.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -359,7 +360,7 @@ void order_findings(std::vector<OclgrindFinding> &found, const std::string &sour
 
 std::string hbcheck_plugin() {
     std::error_code ec;
-    if (const char *given = std::getenv("SYNCLAB_HBCHECK"))  // "off" (or no such file): none
+    if (const char *given = std::getenv(env::kHbcheck))  // "off" (or no such file): none
         return *given && std::filesystem::is_regular_file(given, ec) ? given : "";
     const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
     if (!ec) {

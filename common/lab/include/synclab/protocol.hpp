@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "synclab/environment.hpp"
 #include "synclab/verdict.hpp"
 
 namespace synclab::protocol {
@@ -16,6 +17,19 @@ using Args = std::vector<std::string>;
 constexpr const char *kParentFd = "SYNCLAB_PARENT_FD";      // a pipe: end-of-file once the grader is gone
 constexpr const char *kProfile = "SYNCLAB_PROFILE";           // the macros a program text is made under
 constexpr const char *kTextCache = "SYNCLAB_TEXT_CACHE";      // the folder the children share texts in
+// Those the OpenCL layer reads (synclab/environment.hpp): the grader empties kKernels for its
+// children, reads kHbcheck; a lab sets kSchedule for hbcheck's plugin.
+using env::kDevice;
+using env::kHbcheck;
+using env::kKernels;
+using env::kSchedule;
+
+// The files a grader writes in a job's folder for its children: a batch, each of its lines'
+// verdict (verdict_file(i), "verdict-N.tsv", N from 1), and the batch that asks each lab for its
+// declaration (--describe).
+constexpr const char *kBatchFile = "batch.tsv";
+constexpr const char *kDescribeFile = "describe.tsv";
+std::string verdict_file(std::size_t line);
 
 // The longest wait a lab's --timeout and the grader's child processes accept: longer is "no
 // limit" in effect, and bigger numbers would overflow the clocks' arithmetic.
@@ -43,6 +57,10 @@ double batch_timeout(double timeout_s, std::size_t runs);
 // does not exit 0 ends its lab's lines, and the next lab's go on.
 std::string batch_text(const std::vector<Args> &lines);  // an argument holding a tab or newline throws
 std::vector<Args> read_batch(const std::string &path);   // UsageError when unreadable or empty
+// The line the runner runs after line i of `lines` (each beginning with its lab): the next one,
+// or, when line i `failed` (did not exit 0), the next line of another lab; lines.size() when none
+// is left. The runner follows it, and the grader by it finds the line the runner was on.
+std::size_t next_line(const std::vector<Args> &lines, std::size_t i, bool failed);
 
 // Run markers: before each line, "== run I of N: ARGS" on stdout and "== run I of N at S s" on
 // stderr, S the seconds since the runner started. The grader splits each stream, and the time,
