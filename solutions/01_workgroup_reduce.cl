@@ -6,6 +6,9 @@
 //
 // Contract (both kernels): element index = global id; group g writes dot[g].
 // The host sizes scratch to one float per work-item; groupSize must be a power of two.
+//
+// Your task: reduceWithSync gives wrong answers, like reduceNoSync. Fill in the two TODOs
+// (one line each). Run ./build/bin/lab01_workgroup_reduce to check; no rebuild needed.
 
 // The lecture's first attempt: no barriers. A work-item may read scratch[id + stride]
 // before its owner has written it, so the answer depends on timing.
@@ -34,6 +37,8 @@ __kernel void reduceWithSync(__global const float *a, __global const float *b,
     const int i = get_global_id(0);
 
     scratch[id] = a[i] * b[i];
+    // ---- starter ----
+    // TODO (1 line): make every product visible before any work-item reads a neighbour's.
     // ---- your code ----
     // Every product must be stored before any work-item reads a neighbour's.
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -42,6 +47,9 @@ __kernel void reduceWithSync(__global const float *a, __global const float *b,
     for (int stride = groupSize / 2; stride > 0; stride >>= 1) {
         if (id < stride)
             scratch[id] += scratch[id + stride];
+        // ---- starter ----
+        // TODO (1 line): finish this level of the tree before the next one reads it.
+        // Mind where you put it: every work-item of the group must reach it.
         // ---- your code ----
         // Outside the if: every work-item of the group must reach the same barriers.
         barrier(CLK_LOCAL_MEM_FENCE);

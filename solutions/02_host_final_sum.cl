@@ -7,6 +7,9 @@
 // Contract: element index = global id; group g writes partial[g]; n is the vector length.
 // The host launches whole groups (a multiple of groupSize >= n work-items) and sizes scratch
 // to one float per work-item; groupSize must be a power of two.
+//
+// Your task: fill in the three TODOs. Run ./build/bin/lab02_host_final_sum -n 1000 to check
+// (1000 is not a multiple of the group size); no rebuild needed.
 
 __kernel void dotPartials(__global const float *a, __global const float *b,
                           __global float *partial, __local float *scratch, const uint n)
@@ -15,12 +18,17 @@ __kernel void dotPartials(__global const float *a, __global const float *b,
     const int groupSize = get_local_size(0);
     const uint i = get_global_id(0);
 
+    // ---- starter ----
+    // TODO (1 line): store this work-item's product in scratch[id]. The last group runs past
+    // the end of a and b (i >= n): there, store 0 so the extra work-items add nothing.
     // ---- your code ----
     // The last group runs past the end: its extra work-items add nothing.
     scratch[id] = (i < n) ? a[i] * b[i] : 0.0f;
     // ---- end of your code ----
     barrier(CLK_LOCAL_MEM_FENCE);
 
+    // ---- starter ----
+    // TODO (about 5 lines): the binary tree of lab 01's reduceWithSync, barriers included.
     // ---- your code ----
     for (int stride = groupSize / 2; stride > 0; stride >>= 1) {
         if (id < stride)
@@ -29,6 +37,8 @@ __kernel void dotPartials(__global const float *a, __global const float *b,
     }
     // ---- end of your code ----
 
+    // ---- starter ----
+    // TODO (2 lines): work-item 0 writes the group's sum to its slot of partial.
     // ---- your code ----
     if (id == 0)
         partial[get_group_id(0)] = scratch[0];

@@ -10,6 +10,10 @@
 // slice of [0, n) to partial[g]. reducePartials(in, out, scratch, n): group g writes the sum of
 // its slice of in[0, n) to out[g]. Whole groups are launched, scratch holds one float per
 // work-item and groupSize is a power of two. Past n the host's buffers hold NaN.
+//
+// Your task: reducePartials is empty, so every pass after the first leaves NaN. Fill in its two
+// TODOs. Run ./build/bin/lab03_multikernel_reduce -n 1000003 --wg 64 to check (four passes, none
+// of them a whole number of groups); no rebuild needed.
 
 // The tree of lab 01 over scratch[0 .. groupSize): every work-item of the group must call it,
 // since it holds barriers. The group's sum ends in scratch[0].
@@ -43,6 +47,12 @@ __kernel void reducePartials(__global const float *in, __global float *out,
     const int id = get_local_id(0);
     const uint i = get_global_id(0);
 
+    // ---- starter ----
+    // TODO (1 line): store in[i] in scratch[id], or 0 when i >= n (the last group runs past
+    // the end of in).
+
+    // TODO (3 lines): add the group's values with treeSum (every work-item calls it), then
+    // work-item 0 writes the sum to the group's slot of out.
     // ---- your code ----
     // The last group runs past the end of in: its extra work-items add nothing.
     scratch[id] = (i < n) ? in[i] : 0.0f;

@@ -9,6 +9,11 @@
 // Contract (every kernel): element index = global id; group g writes dot[g]; the host sizes
 // scratch to one float per work-item; groupSize is a power of two. The host passes
 // -D SUBGROUP_SIZE=W (the lab's --simd, a power of two; default 32, NVIDIA's warp).
+//
+// Your task: reduceLockstep is the lecture's kernel, left as it is (it is the demonstration).
+// reduceBarrier and reduceSubgroup give wrong answers. Fill in their TODOs (1 line, then 3 + 1
+// lines). Run ./build/bin/lab04_subgroup_finish to check; no rebuild needed. reduceSubgroup
+// runs only on a device with sub-groups (the lab says whether yours has them).
 
 #ifndef SUBGROUP_SIZE
 #define SUBGROUP_SIZE 32
@@ -66,6 +71,9 @@ __kernel void reduceBarrier(__global const float *a, __global const float *b,
     for (; stride > 0; stride >>= 1) {
         if (id < stride)
             scratch[id] += scratch[id + stride];
+        // ---- starter ----
+        // TODO (1 line): the synchronisation the lecture removed. Without it this is
+        // reduceLockstep, right only where the hardware happens to run in lockstep.
         // ---- your code ----
         // The barrier the lecture removed: without it this is reduceLockstep.
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -109,6 +117,15 @@ __kernel void reduceSubgroup(__global const float *a, __global const float *b,
     // get_sub_group_size()-th value: right for whatever width the device really has.
     const uint left = min(groupSize, 2 * SUBGROUP_SIZE);
     float mine = 0.0f;
+    // ---- starter ----
+    // TODO (3 lines): in sub-group 0 only (get_sub_group_id()), add into mine the values
+    // scratch[k] for k = get_sub_group_local_id(), then every get_sub_group_size()-th after it,
+    // while k < left.
+
+    // TODO (1 line): total is the sum of mine over the sub-group: call sub_group_reduce_add.
+    // Call it outside any if: a sub-group function must be reached by the whole sub-group (on
+    // POCL the sub-group is the whole work-group). The other sub-groups add zeros.
+    //| const float total = 0.0f;
     // ---- your code ----
     if (get_sub_group_id() == 0)
         for (uint k = get_sub_group_local_id(); k < left; k += get_sub_group_size())

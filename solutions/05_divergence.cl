@@ -3,6 +3,10 @@
 // one after another, with the items not on it idle. The lab times each divergent kernel below
 // against a "uniform" twin that does exactly the same work, with the branches chosen per block of
 // simd consecutive work-items, so that a whole warp always agrees.
+//
+// Your task: the three *Uniform kernels choose the wrong branch (branch = 0 for everyone), so the
+// lab says WRONG. Fill in the three TODOs (one line each) and run ./build/bin/lab05_divergence
+// (no rebuild needed).
 
 // Every kernel: in[i] and out[i] belong to work-item i = get_global_id(0); iters is the number of
 // turns an ordinary branch does; k is the number of branches of the switch (1..32); simd is the
@@ -109,6 +113,8 @@ __kernel void evenOddUniform(__global const float4 *in, __global float4 *out, co
 {
     const int id = get_global_id(0);
     float4 p = in[id];
+    // ---- starter ----
+    //| const int branch = 0;  // TODO (1 line): the block's parity, the same for all simd items of a block
     // ---- your code ----
     const int branch = (id / simd) % 2;
     // ---- end of your code ----
@@ -135,6 +141,8 @@ __kernel void kWayUniform(__global const float4 *in, __global float4 *out, const
 {
     const int id = get_global_id(0);
     float4 p = in[id];
+    // ---- starter ----
+    //| const int branch = 0;  // TODO (1 line): the operation for this item's block, in 0..k-1
     // ---- your code ----
     const int branch = (id / simd) % k;
     // ---- end of your code ----
@@ -163,6 +171,8 @@ __kernel void oneExpensiveUniform(__global const float4 *in, __global float4 *ou
 {
     const int id = get_global_id(0);
     float4 p = in[id];
+    // ---- starter ----
+    //| const int branch = 0;  // TODO (1 line): 1 for every item of every simd-th block, else 0
     // ---- your code ----
     const int branch = (id / simd) % simd == 0;
     // ---- end of your code ----

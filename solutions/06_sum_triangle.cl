@@ -7,6 +7,10 @@
 // j >= N have no column but still reach every barrier. The host fills V with NaN first.
 // sumTriangleGroups + sumPartials: N columns over as many groups as it takes (see below).
 
+// Your task: sumTriangle, sumTriangleOdd, sumTriangleTree and sumTriangleGroups give wrong
+// answers. Fill in their TODOs. Run ./build/bin/lab06_sum_triangle to check (no rebuild needed),
+// and with --device oclgrind: a missing or wrong barrier can give right numbers and still race.
+
 // The lecture's kernel without its barrier: the last work-item may add V[i] before work-item i
 // has stored it. Kept as a demonstration.
 __kernel void sumTriangleNoBarrier(__global const float *M, __global float *V, int N)
@@ -57,6 +61,16 @@ __kernel void sumTriangle(__global const float *M, __global float *V, int N)
             sum += M[i * N + j];
         V[j] = sum;
     }
+    // ---- starter ----
+    // TODO (1 line): a barrier whose fence makes every V[j] above seen by the last work-item.
+    // TODO (2 fixes): which work-item is the last one, and where does the total go (V has N + 1
+    // elements)?
+    //| if (j == N) {
+        //| float sum = 0.0f;
+        //| for (int i = 0; i < N; i++)
+            //| sum += V[i];
+        //| V[N + 1] = sum;
+    //| }
     // ---- your code ----
     barrier(CLK_GLOBAL_MEM_FENCE);
     // The slides' slips: the last work-item is N - 1 (not N), the total goes to V[N] (not
@@ -74,18 +88,25 @@ __kernel void sumTriangle(__global const float *M, __global float *V, int N)
 // sumTriangle.
 __kernel void sumTriangleOdd(__global const float *M, __global float *V, int N)
 {
+    // ---- starter ----
+    //| const int j = get_group_id(0);  // TODO (1 fix): the slide's blockIdx.x; which index is meant?
     // ---- your code ----
     const int j = get_local_id(0);  // the slide's blockIdx.x: the thread index was meant
     // ---- end of your code ----
     if (j < N) {
         float sum = 0.0f;
         for (int i = 0; i < j; i++)
+            // ---- starter ----
+            // TODO (1 line): skip the even rows.
+            //| sum += M[i * N + j];
             // ---- your code ----
             if (i % 2)
                 sum += M[i * N + j];
             // ---- end of your code ----
         V[j] = sum;
     }
+    // ---- starter ----
+    // TODO (7 lines): the barrier, then the last work-item adds V[0..N-1] into V[N].
     // ---- your code ----
     barrier(CLK_GLOBAL_MEM_FENCE);
     if (j == N - 1) {
@@ -110,6 +131,10 @@ __kernel void sumTriangleTree(__global const float *M, __global float *V, int N)
             sum += M[i * N + j];
         V[j] = sum;
     }
+    // ---- starter ----
+    // TODO (1 line): the barrier before the tree reads V.
+    // TODO (5 lines): the tree. Mind where its barrier goes: every work-item of the group,
+    // j >= N included, must reach it at every level.
     // ---- your code ----
     barrier(CLK_GLOBAL_MEM_FENCE);
     // A barrier ends every level, reached by every work-item (none is inside the if).
@@ -137,6 +162,10 @@ __kernel void sumTriangleGroups(__global const float *M, __global float *V,
             sum += M[i * N + j];
         V[j] = sum;
     }
+    // ---- starter ----
+    // TODO (1 line): the barrier.
+    // TODO (7 lines): the group's last column (the last group may have fewer than
+    // get_local_size(0)) adds V[first..that column] into partial[get_group_id(0)].
     // ---- your code ----
     barrier(CLK_GLOBAL_MEM_FENCE);
     const int last = min(N, first + (int)get_local_size(0)) - 1;

@@ -1,5 +1,9 @@
 // Lab 07 (solution): atomics, voting and locks.
 //
+// Your task: the graded kernels below have TODOs where the atomic, the fence or the vote goes
+// (each says how many lines). The host checks every result exactly; run
+// ./build/bin/lab07_atomics (add --variant NAME for one part); no rebuild needed.
+//
 // The host builds this file with -D SPIN_BUDGET=<--spins>: every loop that waits for another
 // work-item gives up after that many turns, so a lock that is never released cannot hang; and
 // with -D CAS_BUDGET, CAS_CHUNK (--cas-budget): the float sums' budget, below. It builds the file
@@ -45,6 +49,8 @@ __kernel void countAtomic(volatile __global int *total, __global int *groupCount
 {
     if (get_local_id(0) == 0) *count = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
+    // ---- starter ----
+    // TODO (2 lines): add one to count and one to total so that no update is lost.
     // ---- your code ----
     atomic_inc(count);
     atomic_inc(total);
@@ -57,6 +63,8 @@ __kernel void countAtomic(volatile __global int *total, __global int *groupCount
 __kernel void countGlobal(volatile __global int *total, __global int *groupCount,
                           volatile __local int *count)
 {
+    // ---- starter ----
+    // TODO (1 line): add one to total, atomically.
     // ---- your code ----
     atomic_inc(total);
     // ---- end of your code ----
@@ -68,11 +76,15 @@ __kernel void countTwoLevel(volatile __global int *total, __global int *groupCou
 {
     if (get_local_id(0) == 0) *count = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
+    // ---- starter ----
+    // TODO (1 line): add one to the group's count, atomically.
     // ---- your code ----
     atomic_inc(count);
     // ---- end of your code ----
     barrier(CLK_LOCAL_MEM_FENCE);
     if (get_local_id(0) == 0) {
+        // ---- starter ----
+        // TODO (1 line): add the group's count to total with one global atomic.
         // ---- your code ----
         atomic_add(total, *count);
         // ---- end of your code ----
@@ -87,6 +99,8 @@ __kernel void countTwoLevel(volatile __global int *total, __global int *groupCou
 // out[0..BINS-1] (zeroed): how many inputs fall in each bin, bin = in[i] % BINS.
 __kernel void histogram(__global const int *in, volatile __global int *out)
 {
+    // ---- starter ----
+    // TODO (1 line): count in[i] in its bin.
     // ---- your code ----
     atomic_inc(&out[in[get_global_id(0)] % BINS]);
     // ---- end of your code ----
@@ -96,6 +110,8 @@ __kernel void histogram(__global const int *in, volatile __global int *out)
 __kernel void extremes(__global const int *in, volatile __global int *out)
 {
     const int v = in[get_global_id(0)] - (1 << 19);
+    // ---- starter ----
+    // TODO (2 lines): keep the least in out[0] and the greatest in out[1].
     // ---- your code ----
     atomic_min(&out[0], v);
     atomic_max(&out[1], v);
@@ -107,6 +123,10 @@ __kernel void extremes(__global const int *in, volatile __global int *out)
 __kernel void firstClaim(__global const int *in, volatile __global int *out)
 {
     const int i = get_global_id(0);
+    // ---- starter ----
+    // TODO (1 line, in place of the placeholder below): claim the slot only if it is still -1,
+    // and record whether you won.
+    //| out[SLOTS + i] = 0;
     // ---- your code ----
     out[SLOTS + i] = atomic_cmpxchg(&out[in[i] % SLOTS], -1, i) == -1;
     // ---- end of your code ----
@@ -117,6 +137,8 @@ __kernel void firstClaim(__global const int *in, volatile __global int *out)
 __kernel void append(__global const int *in, volatile __global int *out)
 {
     const int v = in[get_global_id(0)];
+    // ---- starter ----
+    // TODO (1 line): if v is odd, take the next free entry and write v there.
     // ---- your code ----
     if (v & 1) out[1 + atomic_add(&out[0], 1)] = v;
     // ---- end of your code ----
@@ -126,6 +148,9 @@ __kernel void append(__global const int *in, volatile __global int *out)
 // writes its id to out[1]; out[2] (zeroed) counts how many think they were last.
 __kernel void countdown(__global const int *in, volatile __global int *out)
 {
+    // ---- starter ----
+    // TODO (1 line): count down, and find out whether you took it from 1 to 0.
+    //| if (0) {
     // ---- your code ----
     if (atomic_sub(&out[0], 1) == 1) {
     // ---- end of your code ----
@@ -139,6 +164,8 @@ __kernel void countdown(__global const int *in, volatile __global int *out)
 __kernel void pushList(__global const int *in, volatile __global int *out)
 {
     const int i = get_global_id(0);
+    // ---- starter ----
+    // TODO (1 line): make i the head and link it to the head it replaced.
     // ---- your code ----
     out[1 + i] = atomic_xchg(&out[0], i);
     // ---- end of your code ----
@@ -188,6 +215,8 @@ __kernel void lockFence(__global const int *value, volatile __global int *lock,
             atomic_inc(gaveUp);
             return;
         }
+    // ---- starter ----
+    // TODO (1 line): no access to the record may move before the lock is ours.
     // ---- your code ----
     mem_fence(CLK_GLOBAL_MEM_FENCE);  // acquire: no access to the record before the lock is ours
     // ---- end of your code ----
@@ -196,6 +225,8 @@ __kernel void lockFence(__global const int *value, volatile __global int *lock,
     record[0] = sum;
     record[1] = count;
     log[count - 1] = sum;
+    // ---- starter ----
+    // TODO (2 lines): make the record's writes complete, then free the lock (atomically).
     // ---- your code ----
     mem_fence(CLK_GLOBAL_MEM_FENCE);  // release: the record is written before the lock is free
     atomic_xchg(lock, 0);
@@ -224,6 +255,8 @@ __kernel void lockFenceC11(__global const int *value, volatile __global atomic_i
             return;
         }
     }
+    // ---- starter ----
+    // TODO (1 line): an acquire fence at device scope (atomic_work_item_fence).
     // ---- your code ----
     atomic_work_item_fence(CLK_GLOBAL_MEM_FENCE, memory_order_acquire, memory_scope_device);
     // ---- end of your code ----
@@ -232,6 +265,9 @@ __kernel void lockFenceC11(__global const int *value, volatile __global atomic_i
     record[0] = sum;
     record[1] = count;
     log[count - 1] = sum;
+    // ---- starter ----
+    // TODO (2 lines): a release fence at device scope, then free the lock with a relaxed
+    // atomic_store_explicit (memory_scope_device).
     // ---- your code ----
     atomic_work_item_fence(CLK_GLOBAL_MEM_FENCE, memory_order_release, memory_scope_device);
     atomic_store_explicit(lock, 0, memory_order_relaxed, memory_scope_device);
@@ -275,6 +311,13 @@ bool addDone(volatile __global int *status, int t, bool added)
 bool atomicAddFloat(volatile __global float *sum, float v, volatile __global int *status)
 {
     volatile __global uint *bits = (volatile __global uint *)sum;
+    // ---- starter ----
+    // TODO (8 lines, instead of the return below): guess the old bits (0.0f will do); then for
+    // t = 1 to SPIN_BUDGET: swap in as_uint(as_float(old) + v) if the bits are still old; if they
+    // were, return addDone(status, t, true); else return addDone(status, t, false) if
+    // overBudget(status, t), or retry with the bits atomic_cmpxchg saw. Never read *sum with a
+    // plain load: other work-items swap it.
+    //| return addDone(status, 0, false);
     // ---- your code ----
     uint old = as_uint(0.0f);  // a guess: a failed swap tells the value (no plain read races)
     for (int t = 1; t <= SPIN_BUDGET; ++t) {
@@ -331,6 +374,8 @@ __kernel void voteSkip(__global const uint *x, __global const int *need, __globa
         flags[1] = 1;  // all
     }
     barrier(CLK_LOCAL_MEM_FENCE);
+    // ---- starter ----
+    // TODO (2 lines): vote: set flags[0] if you need the branch, clear flags[1] if you do not.
     // ---- your code ----
     if (need[i]) atomic_or(&flags[0], 1);
     else atomic_and(&flags[1], 0);
@@ -404,6 +449,10 @@ __kernel void voteBallot(__global const uint *x, __global const int *need, __glo
 {
     const int i = get_global_id(0);
     const int mine = need[i] != 0;
+    // ---- starter ----
+    // TODO (2 lines, instead of the next one): count the members of your sub-group that need the
+    // branch: sub_group_ballot of mine, then popcount of each of its four words, added up.
+    //| const int count = 0;
     // ---- your code ----
     const uint4 b = sub_group_ballot(mine);
     const int count = popcount(b.x) + popcount(b.y) + popcount(b.z) + popcount(b.w);
@@ -428,6 +477,8 @@ __kernel void syncCount(__global const int *pred, __global int *result, volatile
     const int i = get_global_id(0);
     if (get_local_id(0) == 0) *count = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
+    // ---- starter ----
+    // TODO (1 line): count your predicate if it is true.
     // ---- your code ----
     if (pred[i]) atomic_inc(count);
     // ---- end of your code ----
@@ -448,6 +499,9 @@ __kernel void syncCountBuiltin(__global const int *pred, __global int *result,
                                volatile __local int *count)
 {
     const int i = get_global_id(0), p = pred[i] != 0;
+    // ---- starter ----
+    // TODO (3 lines): result[3*i] = the group's count (work_group_reduce_add), result[3*i+1] and
+    // [3*i+2] = whether all and whether any are true (work_group_all, work_group_any), as 0 or 1.
     // ---- your code ----
     result[3 * i] = work_group_reduce_add(p);
     result[3 * i + 1] = work_group_all(p) != 0;

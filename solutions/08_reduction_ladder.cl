@@ -6,6 +6,13 @@
 // barrier between work-groups; v8 alone needs one launch, and writes the total to y[groups]). scratch holds one float per work-item. The host builds this
 // file with -D WG=<work-group size> (a power of two), and with -D WITH_SUBGROUPS where the
 // device has sub-groups.
+//
+// Your task: v4 to v8, marked TODO (v1 to v3, the lecture's first three kernels, are written).
+// Each has the right arguments and an empty body, so the lab reports it as not written yet.
+// Run ./build/bin/lab08_reduction_ladder after each one (no rebuild needed): it checks every
+// rung against the host's sum and prints how close each comes to the read bound (% read: the
+// fastest checked read of the whole buffer, the read probe's or, on a CPU, a host peer's; the
+// copy probe's figure beside it, % copy, counts bytes read and written).
 
 // v1: interleaved addressing. At step s the work-items whose id is a multiple of 2s add their
 // neighbour s away. The `%` is slow, and the working items are spread thinly over every
@@ -74,6 +81,8 @@ __kernel void reduce_v3_sequential(__global const float *x, __global float *y, u
 __kernel void reduce_v4_first_add(__global const float *x, __global float *y, uint n,
                                   __local float *scratch)
 {
+    // ---- starter ----
+    // TODO (about 14 lines): v3 with the two loads added before the first barrier.
     // ---- your code ----
     const uint lid = get_local_id(0);
     const uint wg = get_local_size(0);
@@ -93,6 +102,18 @@ __kernel void reduce_v4_first_add(__global const float *x, __global float *y, ui
     // ---- end of your code ----
 }
 
+// ---- starter ----
+// TODO (about 35 lines): a function the next three kernels end with,
+//     void finish_group(float p, __global float *y, __local float *scratch)
+// every work-item holds p; the group's sum goes to y[get_group_id(0)]. Write it twice:
+//   #ifdef WITH_SUBGROUPS (the host defines it where the device has sub-groups; put
+//     "#pragma OPENCL EXTENSION cl_khr_subgroups : enable" inside, under #ifdef cl_khr_subgroups):
+//     sub_group_reduce_add(p) gives each sub-group's sum with no barrier; the first work-item
+//     of each sub-group stores it in scratch[get_sub_group_id()]; one barrier; then sub-group 0
+//     adds those get_num_sub_groups() values (a loop, then sub_group_reduce_add again).
+//   #else: v3's tree, but over the compile-time constant WG, so the compiler can unroll it.
+//     Keep every barrier: dropping the last ones trusts warps to run in lockstep, which
+//     OpenCL never promises.
 // ---- your code ----
 // The end of v5, v6 and v7: every work-item holds p; the group's sum goes to y[group].
 #ifdef WITH_SUBGROUPS
@@ -142,6 +163,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void reduce_v5_unrolled(__global const float *x, __global float *y, uint n,
                         __local float *scratch)
 {
+    // ---- starter ----
+    // TODO (about 6 lines).
     // ---- your code ----
     const uint lid = get_local_id(0);
     const uint i = get_group_id(0) * 2 * WG + lid;
@@ -163,6 +186,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void reduce_v6_grid_stride(__global const float *x, __global float *y, uint n, uint spread,
                            uint step, uint span, __local float *scratch)
 {
+    // ---- starter ----
+    // TODO (about 6 lines).
     // ---- your code ----
     const uint first = get_global_id(0) * spread;
     const uint end = min(n, first + span);
@@ -179,6 +204,8 @@ void reduce_v6_grid_stride(__global const float *x, __global float *y, uint n, u
 // and work-item 0 also adds the 0 to 3 floats past the last whole float4. Then finish_group. The
 // loop is a function, above the kernel, since v8 runs it too:
 //     float sum_float4s(__global const float *x, uint n, uint spread, uint step, uint span)
+// ---- starter ----
+// TODO (about 20 lines): sum_float4s.
 // ---- your code ----
 float sum_float4s(__global const float *x, uint n, uint spread, uint step, uint span)
 {
@@ -207,6 +234,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void reduce_v7_float4(__global const float *x, __global float *y, uint n, uint spread,
                       uint step, uint span, __local float *scratch)
 {
+    // ---- starter ----
+    // TODO (1 line): finish_group of what sum_float4s returns.
     // ---- your code ----
     finish_group(sum_float4s(x, n, spread, step, span), y, scratch);
     // ---- end of your code ----
@@ -229,6 +258,8 @@ void reduce_v8_single_pass(__global const float *x, __global float *y, uint n, u
                            uint step, uint span, __local float *scratch,
                            __global uint *tickets)
 {
+    // ---- starter ----
+    // TODO (about 17 lines).
     // ---- your code ----
     __local int last;
     const uint groups = get_num_groups(0);

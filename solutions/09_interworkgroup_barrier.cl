@@ -66,6 +66,17 @@ void fence_if(int fenced) {
 // `fenced` 0 leaves out the memory fences (the nofence demonstration).
 int centralized_barrier(__global volatile uint *ctl, uint groups, uint budget,
                         __local volatile int *go, int fenced) {
+    // ---- starter ----
+    // TODO (about 20 lines): first a barrier for the whole group (CLK_GLOBAL_MEM_FENCE |
+    // CLK_LOCAL_MEM_FENCE): every work-item's part of this step is written before its master
+    // arrives. Then the master work-item (local id 0) only: read ctl[GEN] before arriving;
+    // fence; atomic_inc(&ctl[COUNT]); the last to arrive (it got groups - 1) resets COUNT with
+    // atomic_xchg, fences and atomic_inc's GEN; the others poll ctl[GEN] until it moves, with
+    // keep_waiting() bounding every poll. Tell the group through *go (1: all arrived, 0: gave
+    // up); fence; then a barrier for the whole group, and return *go. fence_if(fenced) for
+    // every fence, so the nofence demonstration can leave them out.
+    //| barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    //| return 1;  // for now: every group goes on without waiting
     // ---- your code ----
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);  // our part written, *go read
     if (get_local_id(0) == 0) {
@@ -98,6 +109,19 @@ int centralized_barrier(__global volatile uint *ctl, uint groups, uint budget,
 int decentralized_barrier(__global volatile uint *flags, __global volatile uint *ctl, uint me,
                           uint groups, uint goal, uint budget, __local volatile int *go,
                           int fenced) {
+    // ---- starter ----
+    // TODO (about 35 lines): the master sets *go = 1 and, after a fence, in[me] = goal with
+    // atomic_xchg (a flag another group polls is written with an atomic, or it races with the
+    // polls). Group 0's work-items each poll some of the in[] flags (g = local id, + local size,
+    // ...) until they equal goal, bounded by keep_waiting(); one that gives up clears *go with
+    // atomic_xchg; each fences after its polls. When all arrived, group 0 fences and sets
+    // out[g] = goal (atomic_xchg) for every g. Each master polls out[me] until it equals goal
+    // (bounded), then fences. Barriers for the whole group between these stages (every work-item
+    // reaches each one; the one after the polls with CLK_GLOBAL_MEM_FENCE too: the work-item
+    // that releases a group is not the one that saw it arrive), and return *go. Keep each
+    // barrier() outside `if (me == 0)`: legal there, but POCL 3.1 crashed on it (a double free).
+    //| barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    //| return 1;  // for now: every group goes on without waiting
     // ---- your code ----
     __global volatile uint *in = flags, *out = flags + groups;
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
@@ -252,6 +276,12 @@ __kernel void discoverOccupancy(__global volatile uint *ctl, uint grace, uint bu
     (__OPENCL_C_VERSION__ < 300 || defined(__opencl_c_atomic_scope_device))
 int centralized_barrier_c11(__global volatile uint *ctl, uint groups, uint budget,
                             __local volatile int *go) {
+    // ---- starter ----
+    // TODO (optional, 25 lines, after centralized_barrier): the same barrier with C11 atomics:
+    // atomic_fetch_add_explicit(count, 1u, memory_order_acq_rel, memory_scope_device), a
+    // release increment of gen, acquire loads while polling it; no mem_fence needed.
+    //| barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    //| return 1;  // for now: every group goes on without waiting
     // ---- your code ----
     __global atomic_uint *count = (__global atomic_uint *)&ctl[COUNT];
     __global atomic_uint *gen = (__global atomic_uint *)&ctl[GEN];
@@ -298,6 +328,16 @@ __kernel void barrierCentralizedC11(STEP_ARGS) {
 #define FLIP 0x80000000u
 int generation_barrier(__global volatile uint *ctl, uint me, uint groups, uint budget,
                        __local volatile int *go) {
+    // ---- starter ----
+    // TODO (about 15 lines): a barrier for the whole group; then the master only: a fence
+    // (release), old = atomic_add(&ctl[COUNT], ...) as above, and poll while
+    // !((old ^ ctl[COUNT]) & FLIP), a plain volatile load, calling keep_waiting() only every 64th
+    // poll (the gave-up flag shares the line: reading it at every poll slows every poll); *go = 1
+    // or 0 (gave up); a fence (acquire). Then a barrier with both fences, and return *go. Why is
+    // it cheaper than centralized_barrier? Count the atomics on ctl's line per barrier, and what
+    // each poll is.
+    //| barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    //| return 1;  // for now: every group goes on without waiting
     // ---- your code ----
     // The centralized barrier costs the last arrival three atomics on one L2 line while every
     // master polls it; here each group pays one, and a poll is a load, not a read-modify-write.
@@ -350,6 +390,19 @@ int wait_flip(__global volatile uint *word, uint old, __global volatile uint *ct
 
 int hierarchical_barrier(__global volatile uint *flags, __global volatile uint *ctl, uint me,
                          uint groups, uint per, uint goal, uint budget, __local volatile int *go) {
+    // ---- starter ----
+    // TODO (about 25 lines): generation_barrier's frame (barriers with both fences, the master
+    // alone, a release fence before arriving, an acquire fence at the end). Counter c = me / per
+    // of counters = (groups + per - 1) / per is flags[c * LINE], its release word
+    // flags[(counters + c) * LINE]; the first group of a counter adds FLIP - (mine - 1) (mine:
+    // the groups on counter c), the others 1. The one whose add flips the top bit
+    // ((old ^ (old + add)) & FLIP) is the last on its counter: a fence (what the others released
+    // must pass on), arrive at ctl[COUNT] the same way for its counter (counter 0 adds
+    // FLIP - (counters - 1)), wait_flip() there, a fence, and atomic_xchg the release word to
+    // goal. The others poll their release word until it equals goal, keep_waiting() every 64th
+    // poll. *go = 1, or 0 when a wait gave up.
+    //| barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    //| return 1;  // for now: every group goes on without waiting
     // ---- your code ----
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);  // our part written, *go read
     if (get_local_id(0) == 0) {

@@ -11,6 +11,10 @@
 // The new value of an interior point, added in this order so that the host's reference, adding
 // in the same order, gives the same float bit for bit: ((west + east) + south) + north.
 float jacobi_point(float west, float east, float south, float north) {
+    // ---- starter ----
+    // TODO (1 line): return a quarter of the four neighbours' sum, added in exactly this order:
+    // ((west + east) + south) + north (the host's reference adds them so; 0.25f, not 0.25).
+    //| return 0.0f;
     // ---- your code ----
     return 0.25f * (((west + east) + south) + north);
     // ---- end of your code ----
@@ -60,6 +64,10 @@ __kernel void jacobiTiled(uint I, uint J, const __global float *u1, __global flo
     const uint id = i + j * I;
     if (inside) {
         tile[x + y * w] = u1[id];
+        // ---- starter ----
+        // TODO (4 lines): the halo. A work-item on the block's west, east, south or north
+        // edge also loads its neighbour just outside the block into the tile's border, but
+        // only where the grid has that point: past the grid's edge there is nothing to read.
         // ---- your code ----
         // The halo: the block's edge work-items load the neighbour outside the block, where
         // the grid has one (an interior point's neighbours are always in the grid).
@@ -69,6 +77,9 @@ __kernel void jacobiTiled(uint I, uint J, const __global float *u1, __global flo
         if (y == by && j + 1 < J) tile[x + (y + 1) * w] = u1[id + I];
         // ---- end of your code ----
     }
+    // ---- starter ----
+    // TODO (1 line): the barrier: no work-item may read a neighbour's tile entry before every
+    // work-item of the group has written its own.
     // ---- your code ----
     barrier(CLK_LOCAL_MEM_FENCE);  // every load of the tile before any read of a neighbour's
     // ---- end of your code ----
@@ -274,6 +285,14 @@ __kernel void jacobiBands(uint I, uint J, __global float *a, __global float *b, 
 // load and store instructions as jacobiRows for the same bytes. The work-items whose columns
 // include the grid's first or last column (or run past it) take them one at a time.
 __kernel void jacobiRows4(uint I, uint J, const __global float *u1, __global float *u2, uint rows) {
+    // ---- starter ----
+    // TODO (about 22 lines): return when 4x >= I or y * rows >= J. A work-item whose four columns
+    // include column 0 or I - 1 (or run past I) takes its columns one at a time (boundary points
+    // copied, the others jacobi_point of their four neighbours). The others walk down their rows
+    // with float4 south, here and north (vload4(0, u1 + id) and so on; the grid's first and last
+    // rows are copied with vstore4); west = (float4)(u1[id - 1], here.xyz), east likewise with
+    // u1[id + 4]; the new value 0.25f * (((west + east) + south) + north), jacobi_point's order,
+    // so that every float matches the host's bit for bit.
     // ---- your code ----
     const uint i0 = get_global_id(0) * 4, j0 = get_global_id(1) * rows;
     if (i0 >= I || j0 >= J) return;
@@ -317,6 +336,12 @@ __kernel void jacobiTemporal(uint I, uint J, const __global float *u1, __global 
     const uint n = get_local_size(0) * get_local_size(1);
     const uint x = get_local_id(0) + get_local_id(1) * get_local_size(0);  // the tile's column
     const uint j0 = get_group_id(1) * band, j1 = min(J, j0 + band);  // the band's rows
+    // ---- starter ----
+    // TODO (2 lines): the tile's place. Its column i: group g's tiles start n - 2 * fuse
+    // columns apart, with fuse columns of halo before the first written (so i < 0 on the first
+    // group's halo); top: the first row read, fuse rows above the band (row 0 at the most).
+    //| const int i = -1;   // placeholder: no column in the grid, nothing written
+    //| const uint top = j0;
     // ---- your code ----
     // The halo: fuse columns each side of the n - 2 * fuse written, fuse rows above the band.
     const int i = (int)(get_group_id(0) * (n - 2 * fuse) + x) - (int)fuse;
@@ -328,6 +353,15 @@ __kernel void jacobiTemporal(uint I, uint J, const __global float *u1, __global 
     for (uint s = 0; s < FUSE_MAX; ++s) south[s] = here[s] = 0.0f;
     for (uint t = top; t < j1 + fuse; ++t) {
         float north = in_grid && t < J ? u1[i + t * I] : 0.0f;
+        // ---- starter ----
+        // TODO (about 17 lines): the fuse sweeps of this step. Put every stage's centre here[s]
+        // where its neighbours read it: the lines line[(t & 1) * fuse * n + s * n + x] (two sets
+        // of lines, by the step's parity, so that one barrier a step is enough); then the barrier;
+        // then, stage by stage (s = 0 .. fuse - 1, a loop unrolled up to FUSE_MAX so that south[]
+        // and here[] stay in registers), the row r = t - s - 1: out = here[s], or, off the grid's
+        // boundary (fixed, r == 0, r == J - 1) and off the tile's edge columns, jacobi_point of
+        // the lines' west and east, south[s] and north; shift south[s] = here[s], here[s] =
+        // north, and north = out is the next stage's north (after the last stage: the row written).
         // ---- your code ----
         __local float *lines = line + (t & 1) * fuse * n;  // this step's set
 #pragma unroll

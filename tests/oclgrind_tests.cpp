@@ -242,9 +242,9 @@ TEST_CASE("--oclgrind-off turns off the checks it names for that run, and refuse
     if (!test::have_oclgrind()) return;
     // Work-item 0 leaves its product unstored: the tree reads it uninitialised.
     const std::string dir = test::mutated("01_workgroup_reduce.cl", "    scratch[id] = a[i] * b[i];\n"
-                                          "    // ---- your code ----\n    // Every product",
+                                          "    // ---- starter ----\n",
                                           "    if (id) scratch[id] = a[i] * b[i];\n"
-                                          "    // ---- your code ----\n    // Every product");
+                                          "    // ---- starter ----\n");
     auto kinds = [&](std::vector<std::string> more) {
         std::vector<std::string> args{"--device", "oclgrind", "--kernels", dir, "--variant", "sync",
                                       "--wg", "64"};

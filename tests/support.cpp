@@ -127,8 +127,11 @@ int line_count(const std::string &text) {
 int line_of(const std::string &file, const std::string &needle, int nth) {
     std::ifstream in(file);
     std::string line;
-    for (int n = 1; std::getline(in, line); ++n)
-        if (line.find(needle) != std::string::npos && --nth == 0) return n;
+    for (int n = 1; std::getline(in, line); ++n) {
+        const std::size_t text = line.find_first_not_of(" \t");
+        const bool comment = text != std::string::npos && line.compare(text, 2, "//") == 0;
+        if (!comment && line.find(needle) != std::string::npos && --nth == 0) return n;
+    }
     return 0;
 }
 

@@ -74,7 +74,8 @@ Expect expectation(const std::string &text);
 // Number of lines of text (one-line errors are one line).
 int line_count(const std::string &text);
 
-// The 1-based number of the first line of `file` that contains `needle` (0: none).
+// The 1-based number of the first line of `file` that contains `needle` (0: none), or its nth,
+// among lines that are not only a comment (a master's starter block quotes code in its TODOs).
 int line_of(const std::string &file, const std::string &needle, int nth = 1);
 
 // Devices for dynamic tests: every device but Oclgrind (an interpreter, tested on its own);
