@@ -13,7 +13,7 @@
 #include <sstream>
 #include <unistd.h>
 
-#include "grade/grade.hpp"  // dynamic_run_env
+#include "grade/cores.hpp"  // dynamic_run_env
 #include "grade/labs.hpp"
 #include "support.hpp"
 #include "synclab/oclgrind.hpp"
@@ -428,8 +428,9 @@ TEST_CASE("Makefile.lecture builds lab 01 with g++ alone, and a copy of lab 01 u
     fs::copy(fs::path(here.source) / "labs" / from, root / "labs" / from, fs::copy_options::recursive);
     // and the grader's runner, which runs every child of the grader from the labs' modules
     fs::copy_file(fs::path(here.source) / "labs" / "module_entry.cpp", root / "labs" / "module_entry.cpp");
-    fs::create_directories(root / "tools" / "grade");
-    fs::copy_file(fs::path(here.source) / "tools" / "grade" / "runner.cpp", root / "tools" / "grade" / "runner.cpp");
+    fs::create_directories(root / "tools" / "labs-runner");
+    fs::copy_file(fs::path(here.source) / "tools" / "labs-runner" / "runner.cpp",
+                  root / "tools" / "labs-runner" / "runner.cpp");
     for (const std::string d : {"kernels", "solutions"}) {
         fs::create_directories(root / d);
         fs::copy_file(fs::path(here.source) / d / (from + ".cl"), root / d / (to + ".cl"));

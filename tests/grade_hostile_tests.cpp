@@ -8,7 +8,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#include "grade/report.hpp"
+#include "grade/record_csv.hpp"
+#include "grade/record_junit.hpp"
 #include "grade/sandbox.hpp"
 #include "grade_support.hpp"
 #include "synclab/protocol.hpp"

@@ -10,7 +10,8 @@
 #include <vector>
 
 #include "grade/judged_by.hpp"
-#include "grade/report.hpp"
+#include "grade/record_csv.hpp"
+#include "grade/record_junit.hpp"
 #include "grade_support.hpp"
 
 namespace fs = std::filesystem;

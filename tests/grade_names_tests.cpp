@@ -10,7 +10,8 @@
 #include <set>
 #include <unistd.h>
 
-#include "grade/report.hpp"
+#include "grade/record_csv.hpp"
+#include "grade/record_junit.hpp"
 #include "grade/submission_files.hpp"  // sha256_hex
 #include "grade/text_escape.hpp"
 #include "grade_support.hpp"

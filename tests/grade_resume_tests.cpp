@@ -10,7 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "grade/report.hpp"
+#include "grade/record_csv.hpp"
+#include "grade/record_junit.hpp"
 #include "grade/submission_files.hpp"
 #include "grade_support.hpp"
 

@@ -8,7 +8,8 @@
 #include <tuple>
 #include <vector>
 
-#include "grade/report.hpp"
+#include "grade/record_csv.hpp"
+#include "grade/record_junit.hpp"
 #include "grade_support.hpp"
 #include "synclab/protocol.hpp"
 

@@ -15,7 +15,8 @@
 #include <unistd.h>
 #include <vector>
 
-#include "grade/report.hpp"
+#include "grade/record_csv.hpp"
+#include "grade/record_junit.hpp"
 #include "support.hpp"
 #include "synclab/protocol.hpp"
 

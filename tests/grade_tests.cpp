@@ -27,7 +27,7 @@
 #include "synclab/verdict.hpp"
 #include "synclab/protocol.hpp"
 // grade_lab() itself, to watch its stop flag at work without a signal in this process.
-#include "grade/grade.hpp"
+#include "grade/lab_grading.hpp"
 
 extern char **environ;
 

@@ -2,7 +2,7 @@
 // the race check pass (tests/fixtures/stress) fail under the grader's schedules, each named by a
 // seed whose command fails again; the solutions pass the same schedules. And `--stress` on a lab.
 #include "grade_support.hpp"
-#include "grade/grade.hpp"  // dynamic_run_env, stress_run_env
+#include "grade/cores.hpp"  // dynamic_run_env, stress_run_env
 #include "synclab/process.hpp"
 #include "synclab/cpus.hpp"
 #include "synclab/stress.hpp"

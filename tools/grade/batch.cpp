@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "grade.hpp"
+#include "settings.hpp"
 #include "judge.hpp"  // join, seconds_text
 #include "synclab/protocol.hpp"
 

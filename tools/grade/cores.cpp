@@ -6,6 +6,7 @@
 #include <string>
 
 #include "grade.hpp"
+#include "settings.hpp"
 #include "synclab/protocol.hpp"
 #include "synclab/stress.hpp"
 

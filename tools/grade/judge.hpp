@@ -8,6 +8,7 @@
 
 #include "batch.hpp"
 #include "grade.hpp"
+#include "settings.hpp"
 
 namespace grade {
 
@@ -50,6 +51,9 @@ void note_run(Result &r, const Run &run, const std::string &title);
 std::pair<Kind, std::string> race_findings(const synclab::VerdictRecord &v,
                                                   const std::vector<std::string> &variants,
                                                   const std::string &kernels_dir);
+
+// "SIGSEGV (Segmentation fault)"
+std::string signal_name(int sig);
 
 // How many stress schedules a lab runs (--stress N, or its declaration's), and its stress run's
 // arguments.

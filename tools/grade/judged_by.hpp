@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "grade.hpp"
+#include "labs.hpp"
+#include "settings.hpp"
 
 namespace grade {
 

@@ -32,7 +32,7 @@ public:
         r_.student = student;
         r_.lab = recipe.id;
     }
-    Result grade(const std::string &kernels_dir);
+    Graded grade(const std::string &kernels_dir);
 
 private:
     const Recipe &recipe_;
@@ -41,7 +41,8 @@ private:
     const std::string &job_dir_;
     const Shared *shared_;
     const Clock::time_point start_;
-    const bool defer_stress_;  // stress runs left to stress_together (kStressPending)
+    const bool defer_stress_;  // stress runs left to the caller (stress_together)
+    bool stress_pending_ = false;  // left to it: everything before them passed
     bool scheduled_ = false;   // the race check ran with hbcheck, in its seeded schedules
     Result r_;
     // The submission's own files, copied: the lab never reads the student's folder itself.
@@ -57,6 +58,7 @@ private:
     std::vector<std::string> failed_, not_run_;
     int runs_ = 0;
 
+    Result graded(const std::string &kernels_dir);
     Result finish(Grade grade, Kind kind, std::string reason);
     // One line alone: a race check (Role::Check), a stress run or its warm-up (stress()).
     Run run(std::vector<std::string> args, std::map<std::string, std::string> env,
@@ -191,7 +193,12 @@ bool LabGrading::dynamic_runs() {
     return true;
 }
 
-Result LabGrading::grade(const std::string &kernels_dir) {
+Graded LabGrading::grade(const std::string &kernels_dir) {
+    Result r = graded(kernels_dir);
+    return {std::move(r), stress_pending_};
+}
+
+Result LabGrading::graded(const std::string &kernels_dir) {
     kernels_dir_ = kernels_dir;
     const Staged staged = stage_submission(kernels_dir, copy_, recipe_.kernel_file);
     if (!staged.refused.empty()) return finish(Grade::Fail, Kind::Refused, staged.refused);
@@ -334,7 +341,10 @@ Result LabGrading::stress(const std::string &passed) {
                       passed + "; not stress-tested on POCL: the race check's seeded schedules "
                                "cover it (--stress N runs it)");
     if (*stop_) return finish(Grade::Unfinished, Kind::None, "");
-    if (defer_stress_) return finish(Grade::Pass, Kind::StressPending, passed);
+    if (defer_stress_) {  // unfinished until the caller's stress run; its reason says what passed
+        stress_pending_ = true;
+        return finish(Grade::Unfinished, Kind::None, passed);
+    }
     const std::vector<std::string> args = stress_line(recipe_, s_);
     // Its build first, behind the stress runs and beside any other work (--warm-up): the stress
     // run then holds the cores for its schedules alone, its kernels served by POCL's cache. The
@@ -355,7 +365,7 @@ Result LabGrading::stress(const std::string &passed) {
 
 }  // namespace
 
-Result grade_one(const Recipe &recipe, const std::string &student, const std::string &kernels_dir,
+Graded grade_one(const Recipe &recipe, const std::string &student, const std::string &kernels_dir,
                  const Settings &s, const volatile int *stop, const std::string &job_dir,
                  const Shared *shared, bool defer_stress) {
     const auto start = std::chrono::steady_clock::now();
@@ -381,7 +391,7 @@ Result judge_other_profiles(Result r, const Recipe &recipe, const std::string &s
         judged.insert(profile->name);
         Settings other = s;
         other.profile = profile->name;
-        const Result o = grade_one(recipe, student, kernels_dir, other, stop, job_dir, nullptr);
+        const Result o = grade_one(recipe, student, kernels_dir, other, stop, job_dir, nullptr).row;
         const std::string under = "with the macros of " + profile->says;
         r.seconds += o.seconds;
         r.details += "\n" + under + ", where the program text differs:\n" + o.details;
@@ -417,7 +427,7 @@ Result grade_lab(const Recipe &declared, const std::string &student, const std::
         ~Emptied() { empty_job(dir); }
     } emptied{job_dir};
     const Recipe recipe = submission_recipe(declared, kernels_dir, s);
-    return judge_other_profiles(grade_one(recipe, student, kernels_dir, s, stop, job_dir, nullptr),
+    return judge_other_profiles(grade_one(recipe, student, kernels_dir, s, stop, job_dir, nullptr).row,
                                 recipe, student, kernels_dir, s, stop, job_dir);
 }
 

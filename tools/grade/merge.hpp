@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "report.hpp"
+#include "record_csv.hpp"
 
 namespace grade {
 

@@ -8,6 +8,7 @@
 #include <set>
 #include <utility>
 
+#include "submission_grading.hpp"  // runner_labs
 #include "synclab/errors.hpp"
 
 namespace fs = std::filesystem;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "grade.hpp"
+#include "settings.hpp"
 #include "judged_by.hpp"
 #include "submissions.hpp"
 

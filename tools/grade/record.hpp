@@ -1,7 +1,7 @@
 // For synclab-grade's main and its run stage: the records the grader keeps of its grades (the
 // CSV gradebook, the JUnit reports, a grading platform's results), each behind one interface. A new format is one file
 // (record_<format>.cpp, a class deriving from Record and its factory) registered in
-// records.cpp, the one place that names them.
+// record.cpp, the one place that names them.
 #pragma once
 #include <cstddef>
 #include <map>
@@ -10,7 +10,8 @@
 #include <vector>
 
 #include "grade.hpp"
-#include "report.hpp"
+#include "labs.hpp"
+#include "record_csv.hpp"  // Gradebook::Mode
 
 namespace grade {
 
@@ -56,6 +57,10 @@ public:
     // not begun. None by default: a gradebook keeps its finished rows, --resume grades the rest.
     virtual void out_of_time(const std::vector<Result> & /*running*/) {}
 };
+
+// `path` written whole, through a temporary file beside it and a rename, so a reader never sees
+// half of it. Throws UsageError naming `where` (what to make writable) when it cannot.
+void write_whole(const std::string &path, const std::string &text, const std::string &where);
 
 using Records = std::vector<std::unique_ptr<Record>>;
 

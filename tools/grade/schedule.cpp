@@ -13,8 +13,10 @@
 #include <unistd.h>
 
 #include "judge.hpp"  // seconds_text
+#include "lab_grading.hpp"  // grade_lab
 #include "submission_files.hpp"  // HandedIn
 #include "stop.hpp"
+#include "submission_grading.hpp"  // grade_labs
 #include "text_escape.hpp"
 #include "synclab/protocol.hpp"  // shell_quote
 

@@ -1,6 +1,8 @@
 // synclab-grade's settings and private folder.
 #include "setup.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <fcntl.h>
 #include <filesystem>
@@ -13,6 +15,7 @@
 #include "synclab/device.hpp"
 #include "synclab/errors.hpp"
 #include "synclab/oclgrind.hpp"  // hbcheck_plugin
+#include "synclab/process.hpp"
 #include "synclab/protocol.hpp"
 
 namespace fs = std::filesystem;
@@ -20,6 +23,17 @@ using synclab::UsageError;
 
 namespace grade {
 namespace {
+
+// Whether the lab lists an Oclgrind device. It ends its child when *stop becomes non-zero.
+bool oclgrind_listed(const std::string &executable, const volatile int *stop) {
+    synclab::ProcessLimits limits;
+    limits.timeout_s = 60;
+    limits.stop = stop;
+    const auto r = synclab::run_process({executable, "--list-devices"}, {}, limits);
+    std::string out = r.out;
+    std::transform(out.begin(), out.end(), out.begin(), ::tolower);
+    return r.exited && r.exit_code == 0 && out.find("oclgrind") != std::string::npos;
+}
 
 // A grader killed with SIGKILL leaves its private folder behind: the next one removes every
 // such folder of this user whose grader is gone (its lock file is no longer held).

@@ -4,7 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "grade.hpp"
+#include "labs.hpp"
+#include "settings.hpp"
 #include "options.hpp"
 
 namespace grade {

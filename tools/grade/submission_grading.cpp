@@ -1,6 +1,8 @@
 // Several labs of one submission (grade_labs): their dynamic runs shared in one process where
 // they take the same environment, each lab's race check alone, and their stress schedules last,
 // together.
+#include "submission_grading.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -10,6 +12,7 @@
 #include <tuple>
 
 #include "grade.hpp"
+#include "settings.hpp"
 #include "judge.hpp"
 #include "lab_grading.hpp"
 #include "sandbox.hpp"  // stage_submission
@@ -136,20 +139,20 @@ void warm_up_together(const std::vector<const Recipe *> &recipes, const std::vec
     }
 }
 
-// The stress schedules of every lab of one submission that passed all else (Kind::StressPending), at
-// once: their builds in one process behind the stress runs (warm_up_together), then their
-// schedules in one process holding the cores, which gives each lab's line its own verdict. One
-// wait at the gate and two processes for the submission, not one wait and two processes a lab.
-// As in run_shared, a lab's crash, hang or error after another lab's line in the same process
-// may be what that one left there: it runs again as the first of a new process. `files`: what
-// the labs staged when graded; a folder that changed since fails them, to be graded again.
+// The stress schedules of every lab of one submission that passed all else (`pending`, indices
+// into rows, each unfinished with its reason what passed), at once: their builds in one process
+// behind the stress runs (warm_up_together), then their schedules in one process holding the
+// cores, which gives each lab's line its own verdict. One wait at the gate and two processes for
+// the submission, not one wait and two processes a lab. As in run_shared, a lab's run that does
+// not count from a shared process (counts_when_shared) runs again as the first of a new one.
+// `files`: what the labs staged when graded; a folder that changed since fails them, to be
+// graded again.
 void stress_together(const std::vector<const Recipe *> &recipes, std::vector<Result> &rows,
-                     const std::vector<std::string> &files, const std::string &kernels_dir,
-                     const Settings &s, const volatile int *stop, const std::string &job_dir) {
-    std::vector<std::size_t> pending;
-    for (std::size_t i = 0; i < rows.size(); ++i)
-        if (rows[i].kind == Kind::StressPending) pending.push_back(i);
+                     const std::vector<std::size_t> &pending, const std::vector<std::string> &files,
+                     const std::string &kernels_dir, const Settings &s, const volatile int *stop,
+                     const std::string &job_dir) {
     if (pending.empty()) return;
+    std::vector<bool> graded(rows.size(), false);
     const auto start = std::chrono::steady_clock::now();
     clear_folder(job_dir);
     const JobFolders job = job_folders(job_dir, s);
@@ -179,15 +182,12 @@ void stress_together(const std::vector<const Recipe *> &recipes, std::vector<Res
             note_run(r, st, "stress schedules");
             std::tie(r.grade, r.kind, r.reason) =
                 stress_grade(*recipes[pending[at + k]], s, st, r.reason, job.copy, kernels_dir);
+            graded[pending[at + k]] = true;
         }
         at = next;
     }
     for (std::size_t i : pending)  // what *stop left: unfinished
-        if (rows[i].kind == Kind::StressPending) {
-            rows[i].grade = Grade::Unfinished;
-            rows[i].kind = Kind::None;
-            rows[i].reason = "";
-        }
+        if (!graded[i]) rows[i].reason = "";
     const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     for (std::size_t i : pending) rows[i].seconds += took / static_cast<double>(pending.size());
     clear_folder(job_dir);
@@ -255,10 +255,14 @@ std::vector<Result> grade_labs(const std::vector<const Recipe *> &declared, cons
         together[i] = staged_files[i] == stress_files;
     }
     std::vector<Result> out;
-    for (std::size_t i = 0; i < recipes.size(); ++i)
-        out.push_back(grade_one(*recipes[i], student, kernels_dir, s, stop, job_dir,
-                                shared[i] ? &*shared[i] : nullptr, together[i]));
-    stress_together(recipes, out, stress_files, kernels_dir, s, stop, job_dir);
+    std::vector<std::size_t> pending;  // the labs whose stress runs stress_together makes
+    for (std::size_t i = 0; i < recipes.size(); ++i) {
+        Graded g = grade_one(*recipes[i], student, kernels_dir, s, stop, job_dir,
+                             shared[i] ? &*shared[i] : nullptr, together[i]);
+        if (g.stress_pending) pending.push_back(i);
+        out.push_back(std::move(g.row));
+    }
+    stress_together(recipes, out, pending, stress_files, kernels_dir, s, stop, job_dir);
     for (std::size_t i = 0; i < recipes.size(); ++i)
         out[i] = judge_other_profiles(out[i], *recipes[i], student, kernels_dir, s, stop, job_dir);
     return out;

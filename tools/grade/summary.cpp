@@ -2,12 +2,55 @@
 #include "summary.hpp"
 
 #include <algorithm>
+#include <map>
 #include <ostream>
 
-#include "report.hpp"
 #include "text_escape.hpp"
 
 namespace grade {
+
+namespace {
+
+// student x lab: pass / FAIL kind / missing, then one line per failure with its reason.
+void print_table(std::ostream &os, const std::vector<std::string> &students,
+                 const std::vector<std::string> &labs, const std::vector<Result> &results) {
+    std::map<std::pair<std::string, std::string>, const Result *> cell;
+    for (const auto &r : results) cell[{r.student, r.lab}] = &r;
+    std::size_t name_w = 7;
+    for (const auto &s : students) name_w = std::max(name_w, s.size());
+    const std::size_t col_w = 22;
+    auto pad = [](std::string s, std::size_t w) {
+        if (s.size() < w) s.append(w - s.size(), ' ');
+        return s;
+    };
+    os << pad("student", name_w + 2);
+    for (const auto &l : labs) os << pad("lab " + l, col_w);
+    os << "\n";
+    for (const auto &s : students) {
+        os << pad(s, name_w + 2);
+        for (const auto &l : labs) {
+            const auto it = cell.find({s, l});
+            std::string text = "-";
+            if (it != cell.end())
+                text = it->second->passed()             ? "pass"
+                       : it->second->grade == Grade::Missing ? "missing"
+                                                        : std::string("FAIL ") + name(it->second->kind);
+            os << pad(text, col_w);
+        }
+        os << "\n";
+    }
+    bool any = false;
+    for (const auto &s : students)
+        for (const auto &l : labs) {
+            const auto it = cell.find({s, l});
+            if (it == cell.end() || it->second->passed()) continue;
+            if (!any) os << "\nWhy:\n";
+            any = true;
+            os << "  " << s << ", lab " << l << ": " << it->second->reason << "\n";
+        }
+}
+
+}  // namespace
 
 std::string outputs_text(const std::string &csv, const std::string &junit) {
     std::string text;

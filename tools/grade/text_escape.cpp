@@ -91,4 +91,10 @@ std::string shown_text(const std::string &text, bool xml) {
     return out;
 }
 
+std::string fixed(double x, int digits) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", digits, x);
+    return buf;
+}
+
 }  // namespace grade

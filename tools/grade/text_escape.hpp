@@ -25,4 +25,8 @@ std::string shown(const std::string &name);
 // U+FFFE and U+FFFF, which XML 1.0 forbids.
 std::string shown_text(const std::string &text, bool xml = false);
 
+// A number with `digits` digits after the point ("1.50"), as the gradebook and the JUnit
+// reports write seconds.
+std::string fixed(double x, int digits);
+
 }  // namespace grade

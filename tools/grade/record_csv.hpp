@@ -1,9 +1,7 @@
-// The grader's outputs: the CSV gradebook (one row appended and flushed per graded lab),
-// a JUnit XML report per student, and the table printed at the end.
+// For synclab-grade's records, its --merge and its tests: the CSV gradebook, its format (a row's
+// text, the rows of a text) and the file itself, locked while one grader writes it.
 #pragma once
-#include <fstream>
-#include <iosfwd>
-#include <map>
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -55,32 +53,5 @@ extern const char *const kGradebookHeader;
 constexpr const char *kTotalLab = "total";
 std::string csv_total_row(const std::string &student, unsigned earned, unsigned most,
                           double seconds, std::size_t labs);
-
-// Makes the folder (when needed) and checks a file can be written in it: an unusable --junit
-// is found before the first student. Throws UsageError.
-void check_junit_dir(const std::string &junit_dir);
-
-// junit_dir/<file>.xml, written whole (through a temporary file and a rename). A lab in
-// `kept_cases` is written as that text (its testcase element from an earlier report, junit_cases).
-void write_junit(const std::string &junit_dir, const std::string &file, const std::string &student,
-                 const std::vector<Result> &results,
-                 const std::map<std::string, std::string> &kept_cases = {});
-
-// Each lab's testcase element of a report write_junit wrote, by lab id.
-std::map<std::string, std::string> junit_cases(const std::string &report);
-
-// `path` written whole, through a temporary file beside it and a rename, so a reader never sees
-// half of it. Throws UsageError naming `where` (what to make writable) when it cannot.
-void write_whole(const std::string &path, const std::string &text, const std::string &where);
-
-// A student's JUnit file name (without ".xml"), a function of the folder's name alone: the name
-// with every character but ASCII letters, digits, . _ - and UTF-8 letters as '_'; a name that is
-// not plain lower-case ASCII, or that changed, gets '+' and the first 10 hex digits of its exact
-// bytes' SHA-256 ("Zoë+0123456789", "a_b+..." for "a b"), so no two folders share a file.
-std::string file_name(const std::string &student);
-
-// student x lab: pass / FAIL kind / missing, then one line per failure with its reason.
-void print_table(std::ostream &os, const std::vector<std::string> &students,
-                 const std::vector<std::string> &labs, const std::vector<Result> &results);
 
 }  // namespace grade

@@ -1,5 +1,13 @@
-// The one registration point of the grader's records: the table of every output format.
+// The one registration point of the grader's records: the table of every output format; and
+// what the records share (write_whole).
 #include "record.hpp"
+
+#include <filesystem>
+#include <fstream>
+
+#include "synclab/errors.hpp"
+
+namespace fs = std::filesystem;
 
 namespace grade {
 
@@ -23,6 +31,21 @@ constexpr Factory kRecords[] = {
 };
 
 }  // namespace
+
+void write_whole(const std::string &path, const std::string &text, const std::string &where) {
+    const std::string tmp = path + ".tmp";
+    {
+        std::ofstream out(tmp);
+        out << text;
+        if (!out.flush() || (out.close(), !out))
+            throw synclab::UsageError("cannot write " + tmp + ": check " + where + " is writable");
+    }
+    std::error_code ec;
+    fs::rename(tmp, path, ec);
+    if (ec)
+        throw synclab::UsageError("cannot write " + path + " (" + ec.message() + "): check " +
+                                  where + " is writable");
+}
 
 Records open_records(const RecordSettings &s) {
     Records out;
